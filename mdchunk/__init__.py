@@ -1,0 +1,45 @@
+"""mdchunk: chunk a documentation site along its heading tree while it builds.
+
+The core is engine-neutral: `Chunker.chunk_page` takes a rendered page (HTML and its facts) and
+returns its chunks; the writers put them next to the site. The MkDocs plugin
+(`mkdocs_mdchunk`) and the Sphinx extension only translate their engine's events into calls to
+this API.
+"""
+
+from mdchunk._version import __version__
+from mdchunk.chunk import Chunk, Features, Flags
+from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
+from mdchunk.html import parse_html
+from mdchunk.model import Block, ParsedPage
+from mdchunk.options import ChunkOptions
+from mdchunk.pipeline import Chunker, PageChunks, PageInput, build_time
+from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter
+from mdchunk.tree import Section, build_tree
+from mdchunk.writers import atomic_write, write_jsonl, write_text
+
+__all__ = [
+    "Block",
+    "Chunk",
+    "ChunkOptions",
+    "Chunker",
+    "Features",
+    "Flags",
+    "MdChunkError",
+    "OptionError",
+    "PageChunks",
+    "PageError",
+    "PageInput",
+    "ParsedPage",
+    "Section",
+    "TokenCounter",
+    "TokenizerError",
+    "__version__",
+    "atomic_write",
+    "build_time",
+    "build_tree",
+    "load_encoding",
+    "parse_html",
+    "tiktoken_counter",
+    "write_jsonl",
+    "write_text",
+]

@@ -1,0 +1,244 @@
+"""The chunk record: one frozen `Chunk` per piece, and its native JSON form (seed 002's names)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import uuid
+from typing import Any
+
+from mdchunk.tokens import estimate_tokens
+
+#: Version of the native record's layout; bumped when a field changes meaning or name.
+SCHEMA_VERSION = 1
+#: Namespace of the deterministic chunk and document uuids.
+UUID_NAMESPACE = uuid.UUID("6f1c3a52-8d0e-5b6c-9a47-2f6d4e1b7c90")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Features:
+    """What a chunk holds, counted over the blocks that start inside it."""
+
+    headings: int = 0
+    paragraphs: int = 0
+    lists: int = 0
+    list_items: int = 0
+    code_blocks: int = 0
+    tables: int = 0
+    equations_display: int = 0
+    equations_inline: int = 0
+    admonitions: int = 0
+    languages: tuple[str, ...] = ()
+    """Languages of the code blocks, sorted, without repeats."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """camelCase JSON form."""
+        return {
+            "headings": self.headings,
+            "paragraphs": self.paragraphs,
+            "lists": self.lists,
+            "listItems": self.list_items,
+            "codeBlocks": self.code_blocks,
+            "tables": self.tables,
+            "equationsDisplay": self.equations_display,
+            "equationsInline": self.equations_inline,
+            "admonitions": self.admonitions,
+            "languages": list(self.languages),
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Flags:
+    """Facts about how a chunk was cut (seed 000's names, camelCased)."""
+
+    allow_oversize: bool = False
+    """The chunk exceeds max_tokens because it holds an atomic block larger than that."""
+    oversize_reason: str | None = None
+    """code_block_integrity, table_integrity, equation_integrity or block_integrity."""
+    small_chunk: bool = False
+    """Under min_tokens, could not merge, and structurally weak (seed 000's rules)."""
+    small_chunk_reason: str | None = None
+    """Why it is small: cannot_merge."""
+    forced_split: bool = False
+    """Cut inside a sentence: no sentence end fitted the budget."""
+    has_overlap_previous: bool = False
+    """The text starts with the tail of the previous chunk (overlap_mode text)."""
+    has_overlap_next: bool = False
+    """The next chunk starts with the tail of this one (overlap_mode text)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """camelCase JSON form."""
+        return {
+            "allowOversize": self.allow_oversize,
+            "oversizeReason": self.oversize_reason,
+            "smallChunk": self.small_chunk,
+            "smallChunkReason": self.small_chunk_reason,
+            "forcedSplit": self.forced_split,
+            "hasOverlapPrevious": self.has_overlap_previous,
+            "hasOverlapNext": self.has_overlap_next,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Chunk:
+    """One chunk of one page, with everything every output profile needs."""
+
+    doc_name: str
+    """Source path without extension, `/` kept (`guide/install`)."""
+    chunk_number: int
+    """Zero-based position of the chunk in its page."""
+    total_chunks: int
+    """Number of chunks of the page."""
+    text: str
+    """The chunk's Markdown (`originalText`): `page_markdown[char_start:char_end]`."""
+    embed_text: str
+    """The text to embed: the embed template applied (context line + text by default)."""
+    file_title: str
+    """The page title."""
+    section_title: str
+    """Title of the section the chunk starts in (the page title for a preamble)."""
+    header_path: tuple[str, ...]
+    """Heading texts from the top of the page to the chunk's section."""
+    header_depths: tuple[int, ...]
+    """Levels (1-6) of the headings in `header_path`."""
+    header_slugs: tuple[str, ...]
+    """Anchor ids of the headings in `header_path` ("" where a heading has none)."""
+    section_slug: str
+    """The id the browser scrolls to for the chunk ("" for a preamble: the top of the page)."""
+    sub_headers: tuple[str, ...]
+    """Headings inside the chunk after the one it starts with."""
+    page_url: str
+    """The page's url relative to the site root."""
+    char_start: int
+    """Offset of the chunk in the page Markdown."""
+    char_end: int
+    """Offset just past the chunk in the page Markdown."""
+    start_line: int
+    """1-based line of the page Markdown where the chunk starts."""
+    end_line: int
+    """1-based line of the page Markdown where the chunk ends."""
+    tokens: int
+    """Exact token count of `text`."""
+    embed_tokens: int
+    """Exact token count of `embed_text`."""
+    block_types: tuple[str, ...]
+    """Kinds of the top-level blocks the chunk holds, in order of first appearance."""
+    features: Features
+    flags: Flags
+    previous_content: str | None
+    """Tail of the previous chunk (overlap_mode metadata), never part of `text`."""
+    next_content: str | None
+    """Head of the next chunk (overlap_mode metadata), never part of `text`."""
+    source_file: str
+    """The page's source path relative to the docs folder."""
+    processed_at: str
+    """ISO 8601 time of the build (SOURCE_DATE_EPOCH when set)."""
+    chunking_options: dict[str, Any]
+    processing_time_ms: float
+    """Time spent chunking the page (0 in reproducible builds)."""
+    front_matter: dict[str, Any]
+    """The page's front matter / metadata."""
+    version: str
+    """mdchunk's version."""
+
+    @property
+    def id(self) -> str:
+        """`doc:{docName}::ch{n}`."""
+        return chunk_id(self.doc_name, self.chunk_number)
+
+    @property
+    def parent_id(self) -> str:
+        """`doc:{docName}`."""
+        return f"doc:{self.doc_name}"
+
+    @property
+    def prev_id(self) -> str | None:
+        """Id of the previous chunk of the page."""
+        return chunk_id(self.doc_name, self.chunk_number - 1) if self.chunk_number else None
+
+    @property
+    def next_id(self) -> str | None:
+        """Id of the next chunk of the page."""
+        last = self.chunk_number + 1 >= self.total_chunks
+        return None if last else chunk_id(self.doc_name, self.chunk_number + 1)
+
+    @property
+    def url(self) -> str:
+        """Page url + `#` + section slug: the deep link to the chunk's section."""
+        return f"{self.page_url}#{self.section_slug}" if self.section_slug else self.page_url
+
+    @property
+    def uuid(self) -> str:
+        """Deterministic uuid (v5) of the chunk id."""
+        return str(uuid.uuid5(UUID_NAMESPACE, self.id))
+
+    @property
+    def document_uuid(self) -> str:
+        """Deterministic uuid (v5) of the page."""
+        return str(uuid.uuid5(UUID_NAMESPACE, self.parent_id))
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of `text` (UTF-8)."""
+        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @property
+    def breadcrumb(self) -> str:
+        """`header_path` joined with ` > `."""
+        return " > ".join(self.header_path)
+
+    def as_native(self) -> dict[str, Any]:
+        """The native record: seed 002's fields, then mdchunk's own."""
+        return {
+            "id": self.id,
+            "parentId": self.parent_id,
+            "prevId": self.prev_id,
+            "nextId": self.next_id,
+            "embedText": self.embed_text,
+            "originalText": self.text,
+            "chunkNumber": self.chunk_number,
+            "totalChunks": self.total_chunks,
+            "contentType": "doc",
+            "fileTitle": self.file_title,
+            "sectionTitle": self.section_title,
+            "headerPath": list(self.header_path),
+            "headerBreadcrumb": self.breadcrumb,
+            "headerDepths": list(self.header_depths),
+            "headerSlugs": list(self.header_slugs),
+            "sectionSlug": self.section_slug,
+            "url": self.url,
+            "pageUrl": self.page_url,
+            "subHeaders": list(self.sub_headers),
+            "charOffsets": {
+                "charStart": self.char_start,
+                "charEnd": self.char_end,
+                "totalChars": self.char_end - self.char_start,
+            },
+            "lineRange": {"startLine": self.start_line, "endLine": self.end_line},
+            "tokenStats": {
+                "tokens": self.tokens,
+                "estimatedTokens": estimate_tokens(self.text),
+                "embedTokens": self.embed_tokens,
+            },
+            "blockTypes": list(self.block_types),
+            "features": self.features.as_dict(),
+            "flags": self.flags.as_dict(),
+            "previousContent": self.previous_content,
+            "nextContent": self.next_content,
+            "uuid": self.uuid,
+            "documentUuid": self.document_uuid,
+            "sha256": self.sha256,
+            "schemaVersion": SCHEMA_VERSION,
+            "metadata": {
+                "sourceFile": self.source_file,
+                "processedAt": self.processed_at,
+                "chunkingOptions": self.chunking_options,
+                "pipeline": {"version": self.version, "processingTimeMs": self.processing_time_ms},
+                "frontMatter": self.front_matter,
+            },
+        }
+
+
+def chunk_id(doc_name: str, number: int) -> str:
+    """`doc:{docName}::ch{n}` (seed 002)."""
+    return f"doc:{doc_name}::ch{number}"

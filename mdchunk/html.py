@@ -1,0 +1,775 @@
+"""Rendered page HTML -> the page's Markdown, as blocks with exact offsets.
+
+One pass over the lxml tree writes the Markdown and records, for every block, where its text
+starts and ends. What the parser understands: Python-Markdown core (toc ids and permalinks,
+tables, footnotes, definition lists, attr_list), pymdownx and Material markup (highlight with
+and without line numbers, superfences titles, admonition and details, tabbed sets, arithmatex,
+task lists, md_in_html) and Sphinx's HTML (sections, headerlinks, highlight-LANG, math).
+
+lxml is used because the stdlib `html.parser` is about ten times slower on large pages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urljoin, urlsplit
+
+import lxml.etree
+import lxml.html
+
+from mdchunk.model import Block, BlockKind, ParsedPage
+
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+#: Elements whose content never reaches chunk text.
+_DROP_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "svg", "button", "nav", "iframe", "hr", "head",
+     "form", "select", "textarea", "object", "embed", "canvas", "audio", "video", "meta", "link"}
+)
+#: Classes of page chrome (permalinks, copy buttons, line numbers, navigation lists).
+_DROP_CLASSES = frozenset(
+    {"headerlink", "md-clipboard", "linenos", "linenodiv", "lineno", "footnote-backref", "toc",
+     "toctree-wrapper", "md-annotation__index", "md-source-file", "md-tags", "copybtn",
+     "visually-hidden", "screen-reader-text"}
+)
+_TRANSPARENT_TAGS = frozenset(
+    {"div", "section", "article", "main", "aside", "header", "footer", "figure", "body", "html",
+     "center", "fieldset", "address", "span", "picture"}
+)
+_BLOCK_TAGS = frozenset(
+    {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "pre", "table", "blockquote",
+     "div", "section", "article", "main", "aside", "header", "footer", "figure", "figcaption",
+     "details", "summary", "hr", "body", "center", "fieldset", "address", "menu", "caption",
+     "math"}
+)
+_CONTAINERS = frozenset(
+    {"list", "item", "admonition", "quote", "definitions", "footnotes", "tabs", "tab"}
+)
+_WS = re.compile(r"[ \t\n\r\f\v]+")
+_MATH_DELIMITERS = re.compile(r"^\s*(?:\\\[|\\\(|\$\$|\$)?(.*?)(?:\\\]|\\\)|\$\$|\$)?\s*$", re.S)
+_LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight)-([\w+#.-]+)$")
+
+
+def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPage:
+    """Turn a page's rendered body HTML into its Markdown and blocks.
+
+    Arguments:
+        html: The page body, as the engine rendered it (not the whole themed page).
+        page_url: The page's url relative to the site root (`guide/install/`).
+        site_url: The site's public url; links become absolute against it. Without it links
+            become root-relative (`/guide/install/#linux`).
+    """
+    if not html.strip():
+        return ParsedPage(markdown="", blocks=())
+    try:
+        root = lxml.html.fragment_fromstring(html, create_parent="div")
+    except (lxml.etree.ParserError, ValueError):
+        root = lxml.html.fragment_fromstring(_strip_bad_chars(html), create_parent="div")
+    base = urljoin(site_url or "/", page_url)
+    writer = _Writer()
+    _Renderer(writer, base).render_page(root)
+    return writer.finish()
+
+
+def _strip_bad_chars(html: str) -> str:
+    """Drop characters XML cannot hold (NUL, most C0 controls), which lxml refuses."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "", html)
+
+
+class _Open:
+    """A block being written: where it started and what it holds so far."""
+
+    __slots__ = ("anchor", "children", "container", "kind", "language", "level", "mark", "math",
+                 "prose", "start", "title")
+
+    def __init__(self, kind: BlockKind, start: int, mark: tuple[int, int, str, bool]) -> None:
+        self.kind: BlockKind = kind
+        self.start = start
+        self.mark = mark
+        self.container = kind in _CONTAINERS
+        self.children: list[Block] = []
+        self.level = 0
+        self.title = ""
+        self.anchor = ""
+        self.language = ""
+        self.prose = False
+        self.math: list[str] = []
+
+
+class _Writer:
+    """Writes Markdown with line prefixes (list indents, quote markers) and records blocks."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.pos = 0
+        self.prefix = ""
+        self.line_start = True
+        self.stack: list[_Open] = []
+        self.filled: list[bool] = [False]  # per open container: has a child been written?
+        self.root_filled = False
+        self.top: list[Block] = []
+        self.math: list[tuple[int, list[str]]] = []
+
+    def write(self, text: str) -> None:
+        """Append text; every new line gets the current prefix (blank lines its stripped form)."""
+        lines = text.split("\n")
+        for index, line in enumerate(lines):
+            if index:
+                self._emit("\n")
+                self.line_start = True
+            if line:
+                if self.line_start:
+                    self._emit(self.prefix)
+                    self.line_start = False
+                self._emit(line)
+
+    def separate(self, blank: bool) -> None:
+        """End the current line; with `blank`, leave one blank line (inside the prefix)."""
+        self._emit("\n")
+        if blank:
+            bare = self.prefix.rstrip()
+            self._emit(bare + "\n")
+        self.line_start = True
+
+    def begin(self, kind: BlockKind, *, blank: bool | None) -> _Open:
+        """Start a block; `blank` says how it is set off from a previous sibling (None: inline)."""
+        mark = self.mark()
+        if self.filled and self.filled[-1] and blank is not None:
+            self.separate(blank=blank)
+        if self.line_start and self.prefix:
+            self._emit(self.prefix)
+            self.line_start = False
+        block = _Open(kind, self.pos, mark)
+        self.stack.append(block)
+        self.filled.append(False)
+        return block
+
+    def end(self, block: _Open) -> Block | None:
+        """Close `block`; a block with nothing in it is dropped and its text taken back."""
+        assert self.stack and self.stack[-1] is block
+        self.stack.pop()
+        self.filled.pop()
+        end = self.pos
+        while end > block.start and self._char_before(end).isspace():
+            end -= 1
+        if end == block.start or (block.container and not block.children and not block.title):
+            self.reset(block.mark)
+            return None
+        done = Block(
+            kind=block.kind,
+            start=block.start,
+            end=end,
+            children=tuple(block.children),
+            level=block.level,
+            title=block.title,
+            anchor=block.anchor,
+            language=block.language,
+            prose=block.prose,
+        )
+        if block.math:
+            self.math.append((block.start, block.math))
+        (self.stack[-1].children if self.stack else self.top).append(done)
+        if self.filled:
+            self.filled[-1] = True
+        else:
+            self.root_filled = True
+        return done
+
+    def mark(self) -> tuple[int, int, str, bool]:
+        """The writer's state, to take back what a dropped block wrote."""
+        return (len(self.parts), self.pos, self.prefix, self.line_start)
+
+    def reset(self, mark: tuple[int, int, str, bool]) -> None:
+        """Go back to a state from `mark`."""
+        count, self.pos, _, self.line_start = mark
+        del self.parts[count:]
+
+    def finish(self) -> ParsedPage:
+        """The page: its Markdown and its top-level blocks, inline equations located."""
+        markdown = "".join(self.parts)
+        blocks = tuple(self.top)
+        if self.math:
+            located = _locate_math(markdown, dict(self.math))
+            blocks = tuple(_with_math(block, located) for block in blocks)
+        return ParsedPage(markdown=markdown, blocks=blocks)
+
+    def _emit(self, text: str) -> None:
+        if text:
+            self.parts.append(text)
+            self.pos += len(text)
+
+    def _char_before(self, offset: int) -> str:
+        length = self.pos
+        for part in reversed(self.parts):
+            if length - len(part) < offset:
+                return part[offset - (length - len(part)) - 1]
+            length -= len(part)
+        return ""
+
+
+def _locate_math(markdown: str, math: dict[int, list[str]]) -> dict[int, tuple[int, ...]]:
+    located: dict[int, tuple[int, ...]] = {}
+    for start, snippets in math.items():
+        offsets, cursor = [], start
+        for snippet in snippets:
+            found = markdown.find(snippet, cursor)
+            if found < 0:
+                continue
+            offsets.append(found)
+            cursor = found + len(snippet)
+        located[start] = tuple(offsets)
+    return located
+
+
+def _with_math(block: Block, located: dict[int, tuple[int, ...]]) -> Block:
+    children = tuple(_with_math(child, located) for child in block.children)
+    math = located.get(block.start, ()) if block.prose else ()
+    if children == block.children and not math:
+        return block
+    return Block(
+        kind=block.kind, start=block.start, end=block.end, children=children, level=block.level,
+        title=block.title, anchor=block.anchor, language=block.language, prose=block.prose,
+        inline_math=math,
+    )
+
+
+def _classes(element: lxml.html.HtmlElement) -> set[str]:
+    value = element.get("class")
+    return set(value.split()) if value else set()
+
+
+def _is_dropped(element: lxml.html.HtmlElement) -> bool:
+    if element.tag in _DROP_TAGS and not _is_math_script(element):
+        return True
+    if element.get("data-search-exclude") is not None or element.get("hidden") is not None:
+        return True
+    if element.tag == "input" and element.get("type") != "checkbox":
+        return True
+    return not _classes(element).isdisjoint(_DROP_CLASSES)
+
+
+def _is_math_script(element: lxml.html.HtmlElement) -> bool:
+    return element.tag == "script" and (element.get("type") or "").startswith("math/tex")
+
+
+def _is_display_math_script(element: lxml.html.HtmlElement) -> bool:
+    return _is_math_script(element) and "mode=display" in (element.get("type") or "")
+
+
+def _code_language(*elements: lxml.html.HtmlElement | None) -> str:
+    for element in elements:
+        if element is None:
+            continue
+        for name in (element.get("class") or "").split():
+            match = _LANGUAGE_CLASS.match(name)
+            if match and match.group(1) not in {"default", "none", "text"}:
+                return match.group(1)
+        language = element.get("data-lang") or element.get("data-language")
+        if language:
+            return language
+    return ""
+
+
+def _strip_math(text: str) -> str:
+    match = _MATH_DELIMITERS.match(text)
+    return (match.group(1) if match else text).strip()
+
+
+class _Renderer:
+    """Walks the lxml tree, writing Markdown through a `_Writer`."""
+
+    def __init__(self, writer: _Writer, base_url: str) -> None:
+        self.w = writer
+        self.base_url = base_url
+        self.excluded_level = 0  # > 0 while skipping a section marked data-search-exclude
+
+    # -- block level ---------------------------------------------------------------------
+
+    def render_page(self, root: lxml.html.HtmlElement) -> None:
+        self._children(root, top=True, tight=False)
+
+    def _children(self, element: lxml.html.HtmlElement, *, top: bool, tight: bool,
+                  skip: lxml.html.HtmlElement | None = None) -> None:
+        """Write the block content of `element`, loose inline text gathered into paragraphs."""
+        inline: list[lxml.html.HtmlElement | str] = []
+        if element.text:
+            inline.append(element.text)
+        for child in element:
+            if child is skip or not isinstance(child.tag, str):  # comments, PIs
+                pass
+            elif child.tag in _BLOCK_TAGS or _is_display_math_script(child):
+                self._paragraph(inline, top=top, tight=tight)
+                inline = []
+                self._block(child, top=top, tight=tight)
+            elif not (top and self.excluded_level):
+                inline.append(child)
+            if child.tail:
+                inline.append(child.tail)
+        self._paragraph(inline, top=top, tight=tight)
+
+    def _block(self, element: lxml.html.HtmlElement, *, top: bool, tight: bool) -> None:
+        tag = element.tag
+        if tag in _HEADINGS:
+            self._heading(element, _HEADINGS[tag], top=top, tight=tight)
+            return
+        if _is_dropped(element):
+            return
+        if top and self.excluded_level:  # only look for the heading that ends the exclusion
+            if tag in _TRANSPARENT_TAGS:
+                self._children(element, top=top, tight=tight)
+            return
+        classes = _classes(element)
+        if tag in {"p", "figcaption", "caption", "summary"}:
+            self._paragraph([element], top=top, tight=tight, own=True)
+        elif tag in {"ul", "ol", "menu"}:
+            self._list(element, tight=tight)
+        elif tag == "pre" or classes & {"highlight", "codehilite", "highlighttable"} or any(
+            name.startswith("highlight-") for name in classes
+        ):
+            self._code(element, tight=tight)
+        elif tag == "table":
+            self._table(element, tight=tight)
+        elif tag == "math" or classes & {"arithmatex", "math"} or _is_math_script(element):
+            self._math(element, tight=tight)
+        elif tag == "blockquote":
+            self._container("quote", element, title="", tight=tight)
+        elif tag == "details" or "admonition" in classes:
+            self._admonition(element, tight=tight)
+        elif "tabbed-set" in classes:
+            self._tabs(element, tight=tight)
+        elif classes & {"footnote", "footnotes"}:
+            self._footnotes(element, tight=tight)
+        elif tag == "dl":
+            self._definitions(element, tight=tight)
+        else:
+            self._children(element, top=top, tight=tight)
+
+    def _heading(self, element: lxml.html.HtmlElement, level: int, *, top: bool, tight: bool
+                 ) -> None:
+        if top:
+            if self.excluded_level and level > self.excluded_level:
+                return
+            self.excluded_level = 0
+            if element.get("data-search-exclude") is not None:
+                self.excluded_level = level
+                return
+        anchor = _heading_anchor(element)
+        text = self._inline([element]).replace("\n", " ") or anchor
+        if not text:
+            return
+        block = self.w.begin("heading", blank=not tight)
+        block.level = level
+        block.title = _WS.sub(" ", _plain_text(element)).strip() or text
+        block.anchor = anchor
+        self.w.write("#" * level + " " + text)
+        self.w.end(block)
+
+    def _paragraph(self, nodes: list[lxml.html.HtmlElement | str], *, top: bool, tight: bool,
+                   own: bool = False) -> None:
+        if not nodes or (top and self.excluded_level):
+            return
+        math: list[str] = []
+        text = self._inline(nodes, math=math)
+        if not text:
+            return
+        block = self.w.begin("paragraph", blank=not tight)
+        block.prose = True
+        block.math = math
+        self.w.write(text)
+        self.w.end(block)
+
+    def _list(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        items = [child for child in element if child.tag == "li" and not _is_dropped(child)]
+        ordered = element.tag == "ol"
+        try:
+            number = int(element.get("start") or 1)
+        except ValueError:
+            number = 1
+        loose = any(
+            sub.tag in {"p", "pre", "div", "blockquote", "table"} for item in items for sub in item
+        )
+        block = self.w.begin("list", blank=not tight)
+        outer = self.w.prefix
+        for item in items:
+            marker = f"{number}. " if ordered else "- "
+            entry = self.w.begin("item", blank=loose)
+            self.w.write(marker)
+            self.w.prefix = outer + " " * len(marker)
+            self._children(item, top=False, tight=not loose)
+            self.w.prefix = outer
+            if self.w.end(entry) is not None:
+                number += 1
+        self.w.end(block)
+
+    def _code(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        pre = element if element.tag == "pre" else _first(element, ".//td[@class='code']//pre")
+        if pre is None:
+            pre = _first(element, ".//pre")
+        if pre is None:
+            self._children(element, top=False, tight=tight)
+            return
+        code = _first(pre, "./code")
+        text = _code_text(code if code is not None else pre)
+        language = _code_language(code, pre, pre.getparent(), element)
+        caption = _first(element, ".//*[@class='filename']")
+        if caption is None:
+            caption = _first(element, "preceding-sibling::*[1][@class='code-block-caption']")
+        title = _WS.sub(" ", caption.text_content()).strip() if caption is not None else ""
+        fence = "`" * max(3, _longest_run(text, "`") + 1)
+        info = language + (f' title="{title}"' if title else "")
+        block = self.w.begin("code", blank=not tight)
+        block.language = language
+        block.title = title
+        self.w.write(f"{fence}{info}\n{text}\n{fence}" if text else f"{fence}{info}\n{fence}")
+        self.w.end(block)
+
+    def _math(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        tex = _strip_math(element.text or "" if element.tag == "script" else _plain_text(element))
+        if not tex:
+            return
+        block = self.w.begin("math", blank=not tight)
+        self.w.write(f"$$\n{tex}\n$$")
+        self.w.end(block)
+
+    def _table(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        rows: list[list[str]] = []
+        aligns: list[str] = []
+        has_header = False
+        for row in element.iter("tr"):
+            if _closest(row, "table") is not element:
+                continue
+            cells = [cell for cell in row if cell.tag in {"td", "th"}]
+            if not cells:
+                continue
+            if not rows:
+                aligns = [_align(cell) for cell in cells]
+                parent = row.getparent()
+                has_header = (parent is not None and parent.tag == "thead") or all(
+                    cell.tag == "th" for cell in cells
+                )
+            rows.append([_cell_text(self._inline([cell])) for cell in cells])
+        if not rows:
+            return
+        width = max(len(row) for row in rows)
+        aligns += ["---"] * (width - len(aligns))
+        if not has_header:
+            rows.insert(0, [""] * width)
+        lines = []
+        for index, row in enumerate(rows):
+            lines.append("| " + " | ".join(row + [""] * (width - len(row))) + " |")
+            if index == 0:
+                lines.append("| " + " | ".join(aligns[:width]) + " |")
+        caption = _first(element, "./caption")
+        block = self.w.begin("table", blank=not tight)
+        if caption is not None:
+            block.title = _WS.sub(" ", caption.text_content()).strip()
+        self.w.write("\n".join(lines))
+        self.w.end(block)
+
+    def _admonition(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        title_element = next(
+            (child for child in element
+             if child.tag == "summary" or "admonition-title" in _classes(child)),
+            None,
+        )
+        title = self._inline([title_element]) if title_element is not None else ""
+        if not title:
+            kinds = sorted(_classes(element) - {"admonition"})
+            title = kinds[0].capitalize() if kinds else ""
+        self._container("admonition", element, title=title, tight=tight, skip=title_element)
+
+    def _container(self, kind: BlockKind, element: lxml.html.HtmlElement, *, title: str,
+                   tight: bool, skip: lxml.html.HtmlElement | None = None) -> None:
+        """A quoted container: blockquote, admonition, details (`> **Title**` then the body)."""
+        block = self.w.begin(kind, blank=not tight)
+        block.title = title
+        outer = self.w.prefix
+        self.w.write("> ")
+        self.w.prefix = outer + "> "
+        if title:
+            self.w.write(f"**{title}**")
+            self.w.filled[-1] = True
+        self._children(element, top=False, tight=False, skip=skip)
+        self.w.prefix = outer
+        self.w.end(block)
+
+    def _tabs(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        labels = [label for label in element.iter("label") if _tab_set(label) is element]
+        bodies = [
+            body for body in element.iter("div")
+            if _tab_set(body) is element and "tabbed-block" in _classes(body)
+        ] or [
+            body for body in element.iter("div")
+            if _tab_set(body) is element and "tabbed-content" in _classes(body)
+        ]
+        block = self.w.begin("tabs", blank=not tight)
+        for index, body in enumerate(bodies):
+            label = _WS.sub(" ", labels[index].text_content()).strip() if index < len(labels) else ""
+            tab = self.w.begin("tab", blank=True)
+            tab.title = label
+            if label:
+                self.w.write(f"**{label}**")
+                self.w.filled[-1] = True
+            self._children(body, top=False, tight=False)
+            self.w.end(tab)
+        self.w.end(block)
+
+    def _footnotes(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        notes = [item for item in element.iter("li") if (item.get("id") or "").startswith("fn")]
+        if not notes:
+            self._children(element, top=False, tight=tight)
+            return
+        block = self.w.begin("footnotes", blank=not tight)
+        outer = self.w.prefix
+        for index, note in enumerate(notes):
+            label = re.sub(r"^fn[:\-_]?", "", note.get("id") or "") or str(index + 1)
+            item = self.w.begin("item", blank=True)
+            self.w.write(f"[^{label}]: ")
+            self.w.prefix = outer + "    "
+            self._children(note, top=False, tight=False)
+            self.w.prefix = outer
+            self.w.end(item)
+        self.w.end(block)
+
+    def _definitions(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+        entries: list[list[lxml.html.HtmlElement]] = []
+        for child in element:
+            if child.tag == "dt" and (not entries or any(e.tag == "dd" for e in entries[-1])):
+                entries.append([child])
+            elif child.tag in {"dt", "dd"}:
+                if not entries:
+                    entries.append([])
+                entries[-1].append(child)
+        block = self.w.begin("definitions", blank=not tight)
+        outer = self.w.prefix
+        for entry in entries:
+            item = self.w.begin("item", blank=True)
+            for part in entry:
+                if part.tag == "dt":
+                    self._paragraph([part], top=False, tight=True, own=True)
+                    continue
+                if self.w.filled[-1]:
+                    self.w.separate(blank=False)
+                self.w.write(": ")
+                self.w.prefix = outer + "  "
+                self.w.filled[-1] = False
+                self._children(part, top=False, tight=True)
+                self.w.prefix = outer
+                self.w.filled[-1] = True
+            self.w.end(item)
+        self.w.end(block)
+
+    # -- inline level --------------------------------------------------------------------
+
+    def _inline(self, nodes: Iterable[lxml.html.HtmlElement | str], *,
+                math: list[str] | None = None) -> str:
+        """Inline Markdown of `nodes` (elements are rendered with their content, not tails)."""
+        out = _Inline(self.base_url, math)
+        for node in nodes:
+            if isinstance(node, str):
+                out.text(node)
+            elif node.tag in _BLOCK_TAGS or node.tag in _HEADINGS or node.tag in {"td", "th",
+                                                                                   "dt", "li"}:
+                out.content(node)
+            else:
+                out.element(node)
+        return out.result()
+
+
+class _Inline:
+    """Collects the inline Markdown of one paragraph, heading or cell."""
+
+    def __init__(self, base_url: str, math: list[str] | None) -> None:
+        self.parts: list[str] = []
+        self.base_url = base_url
+        self.math = math
+
+    def result(self) -> str:
+        text = "".join(self.parts)
+        return "\n".join(line.strip() for line in text.split("\n")).strip()
+
+    def text(self, text: str) -> None:
+        text = _WS.sub(" ", text)
+        if text.startswith(" ") and (not self.parts or self.parts[-1][-1:] in {" ", "\n", ""}):
+            text = text[1:]
+        if text:
+            self.parts.append(text)
+
+    def literal(self, text: str) -> None:
+        if text:
+            self.parts.append(text)
+
+    def content(self, element: lxml.html.HtmlElement) -> None:
+        """The element's children and text, without its own markup and without its tail."""
+        if element.text:
+            self.text(element.text)
+        for child in element:
+            if isinstance(child.tag, str):
+                self.element(child)
+            if child.tail:
+                self.text(child.tail)
+
+    def element(self, element: lxml.html.HtmlElement) -> None:
+        tag = element.tag
+        if _is_math_script(element):
+            self._math(element.text or "")
+            return
+        if _is_dropped(element):
+            return
+        classes = _classes(element)
+        if "arithmatex" in classes or "math" in classes:
+            self._math(_plain_text(element))
+        elif tag == "input":
+            self.literal("[x] " if element.get("checked") is not None else "[ ] ")
+        elif tag == "br":
+            self.literal("\n")
+        elif tag == "code" or tag in {"kbd", "samp", "tt"}:
+            self._code(element)
+        elif tag == "img":
+            alt = _WS.sub(" ", element.get("alt") or "").strip()
+            src = element.get("src") or ""
+            if src:
+                self.literal(f"![{alt}]({self._url(src)})")
+        elif tag == "a":
+            self._link(element)
+        elif tag in {"strong", "b"}:
+            self._wrap(element, "**")
+        elif tag in {"em", "i", "cite", "dfn", "var"}:
+            self._wrap(element, "*")
+        elif tag in {"del", "s", "strike"}:
+            self._wrap(element, "~~")
+        else:
+            self.content(element)
+
+    def _wrap(self, element: lxml.html.HtmlElement, marker: str) -> None:
+        inner = _Inline(self.base_url, self.math)
+        inner.content(element)
+        text = inner.result()
+        if not text:
+            return
+        raw = element.text_content()
+        if raw[:1].isspace() and self.parts and self.parts[-1][-1:] not in {" ", "\n"}:
+            self.parts.append(" ")
+        self.literal(f"{marker}{text}{marker}")
+        if raw[-1:].isspace():
+            self.parts.append(" ")
+
+    def _code(self, element: lxml.html.HtmlElement) -> None:
+        text = _code_text(element).replace("\n", " ")
+        if not text:
+            return
+        ticks = "`" * (_longest_run(text, "`") + 1)
+        pad = " " if text.startswith("`") or text.endswith("`") else ""
+        self.literal(f"{ticks}{pad}{text}{pad}{ticks}")
+
+    def _math(self, tex: str) -> None:
+        tex = _strip_math(tex)
+        if tex:
+            snippet = f"${tex}$"
+            if self.math is not None:
+                self.math.append(snippet)
+            self.literal(snippet)
+
+    def _link(self, element: lxml.html.HtmlElement) -> None:
+        href = element.get("href")
+        classes = _classes(element)
+        if "footnote-ref" in classes or (element.getparent() is not None and (
+                element.getparent().get("id") or "").startswith("fnref")):
+            label = (href or "").rsplit(":", 1)[-1].lstrip("#") or element.text_content().strip()
+            self.literal(f"[^{label}]")
+            return
+        inner = _Inline(self.base_url, self.math)
+        inner.content(element)
+        text = inner.result().replace("\n", " ")
+        if not text:
+            return
+        if not href or href.startswith("javascript:"):
+            self.literal(text)
+            return
+        self.literal(f"[{text}]({self._url(href)})")
+
+    def _url(self, href: str) -> str:
+        href = href.strip()
+        if urlsplit(href).scheme or href.startswith("//"):
+            return href
+        return urljoin(self.base_url, href).replace(" ", "%20").replace(")", "%29")
+
+
+def _plain_text(element: lxml.html.HtmlElement) -> str:
+    """Text of `element` without chrome (permalinks, line numbers, hidden parts)."""
+    parts: list[str] = []
+
+    def visit(node: lxml.html.HtmlElement) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            if isinstance(child.tag, str) and not (_is_dropped(child) and not _is_math_script(child)):
+                visit(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    visit(element)
+    return "".join(parts)
+
+
+def _code_text(element: lxml.html.HtmlElement) -> str:
+    """The code exactly as written: highlighting spans and line numbers removed."""
+    text = _plain_text(element)
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _heading_anchor(element: lxml.html.HtmlElement) -> str:
+    """The id a browser scrolls to for this heading (DESIGN.md, Anchors)."""
+    own = element.get("id")
+    if own:
+        return own
+    parent = element.getparent()
+    if parent is not None and parent.get("id") and next(
+        (child for child in parent if isinstance(child.tag, str)), None
+    ) is element:
+        return parent.get("id") or ""
+    for link in element.iter("a"):
+        if "headerlink" in _classes(link):
+            href = link.get("href") or ""
+            if href.startswith("#") and len(href) > 1:
+                return href[1:]
+    return ""
+
+
+def _first(element: lxml.html.HtmlElement, path: str) -> lxml.html.HtmlElement | None:
+    found = element.xpath(path)
+    return found[0] if found else None
+
+
+def _longest_run(text: str, char: str) -> int:
+    runs = re.findall(re.escape(char) + "+", text)
+    return max((len(run) for run in runs), default=0)
+
+
+def _closest(element: lxml.html.HtmlElement, tag: str) -> lxml.html.HtmlElement | None:
+    parent = element.getparent()
+    while parent is not None and parent.tag != tag:
+        parent = parent.getparent()
+    return parent
+
+
+def _tab_set(element: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    parent = element.getparent()
+    while parent is not None and "tabbed-set" not in _classes(parent):
+        parent = parent.getparent()
+    return parent
+
+
+def _align(cell: lxml.html.HtmlElement) -> str:
+    style = (cell.get("style") or "") + " " + (cell.get("align") or "")
+    if "center" in style:
+        return ":---:"
+    if "right" in style:
+        return "---:"
+    if "left" in style:
+        return ":---"
+    return "---"
+
+
+def _cell_text(text: str) -> str:
+    return text.replace("\n", " ").replace("|", "\\|")

@@ -1,0 +1,84 @@
+"""The page model: blocks of rendered Markdown, each with exact offsets into the page text."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Literal
+
+BlockKind = Literal[
+    "heading",
+    "paragraph",
+    "list",
+    "item",
+    "code",
+    "table",
+    "math",
+    "admonition",
+    "quote",
+    "definitions",
+    "footnotes",
+    "tabs",
+    "tab",
+]
+
+#: Kinds that are never cut, however large, with the oversize reason they carry.
+ATOMIC_REASONS: dict[str, str] = {
+    "code": "code_block_integrity",
+    "table": "table_integrity",
+    "math": "equation_integrity",
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Block:
+    """One block of the page's Markdown: `page.markdown[start:end]` is its text."""
+
+    kind: BlockKind
+    """What the block is."""
+    start: int
+    """Offset of the block's first character in the page Markdown."""
+    end: int
+    """Offset just past the block's last character."""
+    children: tuple[Block, ...] = ()
+    """Blocks inside a container (list items, admonition body, ...): the places it may be cut."""
+    level: int = 0
+    """Heading level, 1 to 6 (0 for other kinds)."""
+    title: str = ""
+    """Plain text of a heading; title of an admonition, tab or code block."""
+    anchor: str = ""
+    """For a heading: the id the browser scrolls to (empty when the page has none)."""
+    language: str = ""
+    """For a code block: its language, as the renderer named it."""
+    prose: bool = False
+    """True for running text, which may be cut between sentences and words when too large."""
+    inline_math: tuple[int, ...] = ()
+    """Offsets of the inline equations the block holds."""
+
+    @property
+    def atomic(self) -> bool:
+        """True when the block must never be cut (code, table, display math)."""
+        return self.kind in ATOMIC_REASONS
+
+    def walk(self) -> Iterator[Block]:
+        """This block and every block inside it, in document order."""
+        stack = [self]
+        while stack:
+            block = stack.pop()
+            yield block
+            stack.extend(reversed(block.children))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ParsedPage:
+    """A rendered page turned into Markdown: the text and its top-level blocks."""
+
+    markdown: str
+    """The page's Markdown; every offset in mdchunk indexes into this text."""
+    blocks: tuple[Block, ...]
+    """Top-level blocks in document order (headings among them)."""
+
+    def walk(self) -> Iterator[Block]:
+        """Every block of the page, nested ones included, in document order."""
+        for block in self.blocks:
+            yield from block.walk()

@@ -1,0 +1,321 @@
+"""Sections -> pieces of the page's Markdown that fit the token budget (DESIGN.md, Packing rules).
+
+Every piece is a span of the page Markdown; the only places a span may end are between blocks
+(sections, top-level blocks, items of a container), then between sentences, then between words.
+Code blocks, tables and display math have no such places: one larger than the budget becomes a
+piece of its own, flagged with the reason.
+
+Token counts: each block is counted once and the counts are summed to decide what fits (a sum
+of parts is never smaller than the count of their concatenation in practice, since the BPE
+pre-tokenizer splits at block separators). Every final piece is then counted exactly; should
+one exceed the budget all the same, the page is packed again with exact counts throughout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from mdchunk.model import ATOMIC_REASONS, Block
+from mdchunk.options import ChunkOptions
+from mdchunk.tokens import TokenCounter
+from mdchunk.tree import Section
+
+# A sentence ends with . ! ? (or the CJK full stops), optional closing quotes or brackets, then
+# whitespace; the CJK marks need no whitespace after them.
+_SENTENCE_END = re.compile(r"""(?:[.!?]['"’”)\]]*\s+|[。！？]['"’”」』)\]]*\s*)(?=\S)""")
+_WORD_GAP = re.compile(r"\s+")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Piece:
+    """A span of the page Markdown that becomes one chunk."""
+
+    start: int
+    end: int
+    section: Section
+    """The section the piece starts in (the root section for the preamble)."""
+    oversize_reason: str = ""
+    """Why the piece may exceed the budget: an atomic block larger than it."""
+    forced_split: bool = False
+    """True when the piece was cut inside a sentence (no sentence end fitted the budget)."""
+
+    @property
+    def preamble(self) -> bool:
+        """True for content before the page's first heading."""
+        return self.section.heading is None
+
+
+class Packer:
+    """Cuts one page into pieces; see the module docstring."""
+
+    def __init__(self, markdown: str, counter: TokenCounter, options: ChunkOptions) -> None:
+        self.text = markdown
+        self.count = counter
+        self.options = options
+        self.budget = options.packing_budget
+        self.exact = False  # count every candidate exactly (the second, careful pass)
+        self._section_estimates: dict[int, int] = {}
+
+    def tokens(self, start: int, end: int) -> int:
+        """Exact number of tokens of `text[start:end]`."""
+        return self.count(self.text[start:end])
+
+    def pack(self, root: Section) -> list[Piece]:
+        """All pieces of the page, in document order, merged and checked against the budget."""
+        pieces = self._pack_all(root)
+        if any(self._over_budget(piece) for piece in pieces):
+            self.exact = True
+            pieces = self._pack_all(root)
+        return pieces
+
+    def _pack_all(self, root: Section) -> list[Piece]:
+        pieces: list[Piece] = []
+        if root.body:
+            pieces += self._split_units(root.body, root)
+        for child in root.children:
+            pieces += self._pack_section(child)
+        pieces = self._merge_lone_titles(pieces)
+        pieces = self._merge_small(pieces)
+        return [trimmed for piece in pieces if (trimmed := self._trim(piece)) is not None]
+
+    # -- sections ------------------------------------------------------------------------
+
+    def _pack_section(self, section: Section) -> list[Piece]:
+        split_level = self.options.split_level
+        keeps_whole = all(child.level > split_level for child in section.children)
+        if keeps_whole and self._fits(section.start, section.end, self._estimate(section)):
+            return [Piece(section.start, section.end, section)]
+        pieces = self._split_units(section.body, section) if section.body else []
+        for child in section.children:
+            pieces += self._pack_section(child)
+        return pieces
+
+    def _estimate(self, section: Section) -> int:
+        key = id(section)
+        if key not in self._section_estimates:
+            total = self._estimate_blocks(section.body)
+            previous_end = section.body[-1].end if section.body else None
+            for child in section.children:
+                if previous_end is not None:
+                    total += self.count(self.text[previous_end : child.start])
+                total += self._estimate(child)
+                previous_end = child.end
+            self._section_estimates[key] = total
+        return self._section_estimates[key]
+
+    def _estimate_blocks(self, blocks: Sequence[Block]) -> int:
+        total = 0
+        for index, block in enumerate(blocks):
+            if index:
+                total += self.count(self.text[blocks[index - 1].end : block.start])
+            total += self.tokens(block.start, block.end)
+        return total
+
+    # -- blocks --------------------------------------------------------------------------
+
+    def _split_units(self, units: Sequence[Block], section: Section, lead: int | None = None
+                     ) -> list[Piece]:
+        """Greedy packing of sibling blocks; a heading always stays with what follows it."""
+        pieces: list[Piece] = []
+        current: tuple[int, int, int] | None = None  # start, end, estimate
+        for index, group in enumerate(_glue_headings(units)):
+            start = lead if index == 0 and lead is not None else group[0].start
+            end = group[-1].end
+            estimate = self.tokens(start, group[0].start) + self._estimate_blocks(group)
+            if current is not None:
+                joined = current[2] + self.count(self.text[current[1] : start]) + estimate
+                if self._fits(current[0], end, joined):
+                    current = (current[0], end, joined)
+                    continue
+                pieces.append(Piece(current[0], current[1], section))
+                current = None
+            if self._fits(start, end, estimate):
+                current = (start, end, estimate)
+            else:
+                pieces += self._split_unit(group[-1], section, start)
+        if current is not None:
+            pieces.append(Piece(current[0], current[1], section))
+        return pieces
+
+    def _split_unit(self, unit: Block, section: Section, lead: int) -> list[Piece]:
+        """Cut one block too large for the budget: between its children, sentences or words."""
+        if unit.children and not unit.atomic:
+            return self._split_units(unit.children, section, lead)
+        if unit.prose:
+            return self._split_prose(unit, section, lead)
+        reason = ATOMIC_REASONS.get(unit.kind, "block_integrity")
+        return [Piece(lead, unit.end, section, oversize_reason=reason)]
+
+    def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
+        cuts = [match.end() for match in _SENTENCE_END.finditer(self.text, unit.start, unit.end)]
+        bounds = [lead, *cuts, unit.end]
+        pieces: list[Piece] = []
+        current: tuple[int, int, int] | None = None
+        for start, end in zip(bounds, bounds[1:]):
+            estimate = self.tokens(start, end)
+            if current is not None:
+                if self._fits(current[0], end, current[2] + estimate):
+                    current = (current[0], end, current[2] + estimate)
+                    continue
+                pieces.append(Piece(current[0], current[1], section))
+                current = None
+            if estimate <= self.budget:
+                current = (start, end, estimate)
+            else:
+                pieces += self._split_words(start, end, section)
+        if current is not None:
+            pieces.append(Piece(current[0], current[1], section))
+        return pieces
+
+    def _split_words(self, start: int, end: int, section: Section) -> list[Piece]:
+        """Cut a sentence too large for the budget at the last word gap that fits, repeatedly."""
+        pieces: list[Piece] = []
+        while start < end:
+            if self.tokens(start, end) <= self.budget:
+                pieces.append(Piece(start, end, section, forced_split=True))
+                break
+            gaps = [m.end() for m in _WORD_GAP.finditer(self.text, start + 1, end)]
+            cut = self._last_fitting(start, gaps)
+            if cut is None:
+                cut = self._last_fitting(start, range(start + 1, end)) or start + 1
+            pieces.append(Piece(start, cut, section, forced_split=True))
+            start = cut
+        return pieces
+
+    def _last_fitting(self, start: int, candidates: Sequence[int]) -> int | None:
+        """The largest candidate end whose span from `start` fits (binary search)."""
+        low, high, best = 0, len(candidates) - 1, None
+        while low <= high:
+            middle = (low + high) // 2
+            if self.tokens(start, candidates[middle]) <= self.budget:
+                best = candidates[middle]
+                low = middle + 1
+            else:
+                high = middle - 1
+        return best
+
+    # -- merging -------------------------------------------------------------------------
+
+    def _merge_lone_titles(self, pieces: list[Piece]) -> list[Piece]:
+        """A page title with little or no body joins the first section after it."""
+        out: list[Piece] = []
+        index = 0
+        while index < len(pieces):
+            piece = pieces[index]
+            following = pieces[index + 1] if index + 1 < len(pieces) else None
+            if (
+                following is not None
+                and piece.section.level == 1
+                and piece.start == piece.section.start
+                and following.section is not piece.section
+                and _is_within(following.section, piece.section)
+                and not following.oversize_reason
+                and self.tokens(piece.start, piece.end) < self.options.min_tokens
+                and self.tokens(piece.start, following.end) <= self.budget
+            ):
+                out.append(dataclasses.replace(following, start=piece.start, section=piece.section))
+                index += 2
+                continue
+            out.append(piece)
+            index += 1
+        return out
+
+    def _merge_small(self, pieces: list[Piece]) -> list[Piece]:
+        """Pieces under min_tokens join a neighbour of the same section (left first) if it fits."""
+        out: list[Piece] = []
+        index = 0
+        while index < len(pieces):
+            piece = pieces[index]
+            index += 1
+            if self._small(piece) and out and self._can_merge(out[-1], piece):
+                out[-1] = _joined(out[-1], piece)
+                continue
+            while self._small(piece) and index < len(pieces) and self._can_merge(
+                piece, pieces[index]
+            ):
+                piece = _joined(piece, pieces[index])
+                index += 1
+            out.append(piece)
+        return out
+
+    def _small(self, piece: Piece) -> bool:
+        return not piece.oversize_reason and self.tokens(piece.start, piece.end) < (
+            self.options.min_tokens
+        )
+
+    def _can_merge(self, left: Piece, right: Piece) -> bool:
+        if left.preamble or right.preamble or left.oversize_reason or right.oversize_reason:
+            return False
+        split_level = self.options.split_level
+        if _split_ancestor(left.section, split_level) is not _split_ancestor(
+            right.section, split_level
+        ):
+            return False
+        return self.tokens(left.start, right.end) <= self.budget
+
+    # -- checks --------------------------------------------------------------------------
+
+    def _fits(self, start: int, end: int, estimate: int) -> bool:
+        if not self.exact and estimate <= self.budget:
+            return True
+        if estimate > self.budget * 5 // 4:
+            return False
+        return self.tokens(start, end) <= self.budget
+
+    def _over_budget(self, piece: Piece) -> bool:
+        return not piece.oversize_reason and self.tokens(piece.start, piece.end) > self.budget
+
+    def _trim(self, piece: Piece) -> Piece | None:
+        start, end = piece.start, piece.end
+        while start < end and self.text[start].isspace():
+            start += 1
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        if start == end:
+            return None
+        if (start, end) == (piece.start, piece.end):
+            return piece
+        return dataclasses.replace(piece, start=start, end=end)
+
+
+def _glue_headings(units: Sequence[Block]) -> list[list[Block]]:
+    """Group blocks so that each heading stays with the block after it."""
+    groups: list[list[Block]] = []
+    pending: list[Block] = []
+    for unit in units:
+        pending.append(unit)
+        if unit.kind != "heading":
+            groups.append(pending)
+            pending = []
+    if pending:
+        groups.append(pending)
+    return groups
+
+
+def _joined(left: Piece, right: Piece) -> Piece:
+    return Piece(
+        left.start,
+        right.end,
+        left.section,
+        oversize_reason=left.oversize_reason or right.oversize_reason,
+        forced_split=left.forced_split or right.forced_split,
+    )
+
+
+def _is_within(section: Section, ancestor: Section) -> bool:
+    node: Section | None = section
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False
+
+
+def _split_ancestor(section: Section, split_level: int) -> Section:
+    """The nearest section at or above the split level that contains `section`."""
+    node = section
+    while node.level > split_level and node.parent is not None:
+        node = node.parent
+    return node

@@ -1,0 +1,349 @@
+"""The one entry point of the core: a rendered page in, its chunks out.
+
+Both engine adapters and the CLI call `Chunker.chunk_page` for each page and hand the results to
+the writers; every rule of chunking lives behind this call.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from mdchunk._version import __version__
+from mdchunk.chunk import Chunk, Features, Flags
+from mdchunk.html import parse_html
+from mdchunk.model import Block, ParsedPage
+from mdchunk.options import ChunkOptions
+from mdchunk.packing import Packer, Piece
+from mdchunk.tokens import TokenCounter, tiktoken_counter
+from mdchunk.tree import Section, build_tree
+
+_WORD_START = re.compile(r"(?<=\s)\S")
+_WORD_END = re.compile(r"\S(?=\s)")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PageInput:
+    """What an engine knows of a rendered page."""
+
+    html: str
+    """The page body HTML as rendered (not the themed page)."""
+    source_path: str
+    """Source path relative to the docs folder, with `/` separators (`guide/install.md`)."""
+    url: str
+    """Url relative to the site root (`guide/install/`; "" for the home page)."""
+    title: str
+    """The page title."""
+    meta: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Front matter / page metadata."""
+
+    @property
+    def doc_name(self) -> str:
+        """Source path without its extension (`guide/install`)."""
+        stem, dot, extension = self.source_path.rpartition(".")
+        return stem if dot and "/" not in extension else self.source_path
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PageChunks:
+    """A chunked page: its Markdown, its chunks and what went wrong on it."""
+
+    page: PageInput
+    markdown: str
+    """The page Markdown that every chunk's offsets index into."""
+    chunks: tuple[Chunk, ...]
+    warnings: tuple[str, ...]
+    """Problems a user should fix on this page (each message names the page's location)."""
+
+
+def build_time() -> str:
+    """ISO 8601 time of this build: SOURCE_DATE_EPOCH when set, else now (UTC)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else datetime.now(
+        timezone.utc
+    ).replace(microsecond=0)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+class Chunker:
+    """Chunks pages with one set of options and one token counter."""
+
+    def __init__(
+        self,
+        options: ChunkOptions,
+        *,
+        counter: TokenCounter | None = None,
+        site_url: str = "",
+        processed_at: str | None = None,
+    ) -> None:
+        self.options = options
+        self.count = counter or tiktoken_counter(options.encoding)
+        self.site_url = site_url
+        self.processed_at = processed_at or build_time()
+        self.reproducible = "SOURCE_DATE_EPOCH" in os.environ
+        self._options_dict = options.as_dict()
+
+    def chunk_page(self, page: PageInput) -> PageChunks:
+        """Parse, pack and describe one page."""
+        began = time.perf_counter()
+        parsed = parse_html(page.html, page_url=page.url, site_url=self.site_url)
+        root = build_tree(parsed)
+        pieces = Packer(parsed.markdown, self.count, self.options).pack(root)
+        spans = self._overlapped_spans(parsed, pieces)
+        elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
+        builder = _ChunkBuilder(self, page, parsed, elapsed)
+        chunks = tuple(
+            builder.chunk(number, len(pieces), piece, spans, pieces)
+            for number, piece in enumerate(pieces)
+        )
+        return PageChunks(
+            page=page, markdown=parsed.markdown, chunks=chunks, warnings=_warnings(root)
+        )
+
+    def _overlapped_spans(self, parsed: ParsedPage, pieces: Sequence[Piece]) -> list[int]:
+        """Start offset of each chunk's text: the piece start, or earlier with text overlap."""
+        starts = [piece.start for piece in pieces]
+        if self.options.overlap_mode != "text" or not self.options.overlap_tokens:
+            return starts
+        atomic = [(b.start, b.end) for b in parsed.walk() if b.atomic]
+        text = parsed.markdown
+        for index in range(1, len(pieces)):
+            previous, piece = pieces[index - 1], pieces[index]
+            if previous.section is not piece.section or piece.oversize_reason:
+                continue
+            candidates = [
+                match.start()
+                for match in _WORD_START.finditer(text, previous.start, previous.end)
+                if not any(start < match.start() < end for start, end in atomic)
+            ]
+            start = self._first_fitting(text, candidates, previous.end, piece.end)
+            if start is not None:
+                starts[index] = start
+        return starts
+
+    def _first_fitting(self, text: str, candidates: list[int], tail_end: int, end: int
+                       ) -> int | None:
+        """The earliest candidate whose tail fits overlap_tokens and whose chunk fits max_tokens.
+
+        Both counts only shrink as the start moves right, so a binary search finds it.
+        """
+
+        def fits(start: int) -> bool:
+            return self.count(text[start:tail_end]) <= self.options.overlap_tokens and (
+                self.count(text[start:end]) <= self.options.max_tokens
+            )
+
+        low, high, best = 0, len(candidates) - 1, None
+        while low <= high:
+            middle = (low + high) // 2
+            if fits(candidates[middle]):
+                best = candidates[middle]
+                high = middle - 1
+            else:
+                low = middle + 1
+        return best
+
+
+class _ChunkBuilder:
+    """Turns the pieces of one page into `Chunk` records."""
+
+    def __init__(self, chunker: Chunker, page: PageInput, parsed: ParsedPage, elapsed: float
+                 ) -> None:
+        self.chunker = chunker
+        self.options = chunker.options
+        self.count = chunker.count
+        self.page = page
+        self.text = parsed.markdown
+        self.blocks = parsed.blocks
+        self.all_blocks = list(parsed.walk())
+        self.newlines = [match.start() for match in re.finditer("\n", self.text)]
+        self.elapsed = elapsed
+        self.meta = _plain(dict(page.meta))
+
+    def chunk(self, number: int, total: int, piece: Piece, starts: Sequence[int],
+              pieces: Sequence[Piece]) -> Chunk:
+        start, end = starts[number], piece.end
+        text = self.text[start:end]
+        path = piece.section.path
+        header_path = tuple(heading.title for heading in path)
+        section_slug = piece.section.anchor
+        tokens = self.count(text)
+        context = _context(self.page.title, header_path)
+        url = f"{self.page.url}#{section_slug}" if section_slug else self.page.url
+        embed_text = self.options.embed_template.format(
+            text=text,
+            context=context,
+            title=self.page.title,
+            breadcrumb=" > ".join(header_path),
+            section=header_path[-1] if header_path else self.page.title,
+            url=url,
+        )
+        overlap = self.options.overlap_tokens
+        metadata_overlap = self.options.overlap_mode == "metadata" and overlap > 0
+        previous_content = next_content = None
+        if metadata_overlap and number > 0:
+            previous_content = self._tail(pieces[number - 1], overlap)
+        if metadata_overlap and number + 1 < total:
+            next_content = self._head(pieces[number + 1], overlap)
+        small = (
+            tokens < self.options.min_tokens
+            and not piece.oversize_reason
+            and total > 1
+            and _structurally_weak(text, self._headings_in(start, end))
+        )
+        flags = Flags(
+            allow_oversize=bool(piece.oversize_reason) and tokens > self.options.max_tokens,
+            oversize_reason=(piece.oversize_reason or None)
+            if tokens > self.options.max_tokens else None,
+            small_chunk=small,
+            small_chunk_reason="cannot_merge" if small else None,
+            forced_split=piece.forced_split,
+            has_overlap_previous=start < piece.start,
+            has_overlap_next=number + 1 < total and starts[number + 1] < pieces[number + 1].start,
+        )
+        top = [b for b in self.blocks if b.start < end and b.end > start]
+        return Chunk(
+            doc_name=self.page.doc_name,
+            chunk_number=number,
+            total_chunks=total,
+            text=text,
+            embed_text=embed_text,
+            file_title=self.page.title,
+            section_title=header_path[-1] if header_path else self.page.title,
+            header_path=header_path,
+            header_depths=tuple(heading.level for heading in path),
+            header_slugs=tuple(heading.anchor for heading in path),
+            section_slug=section_slug,
+            sub_headers=tuple(
+                b.title for b in top if b.kind == "heading" and b.start > piece.start
+            ),
+            page_url=self.page.url,
+            char_start=start,
+            char_end=end,
+            start_line=bisect.bisect_left(self.newlines, start) + 1,
+            end_line=bisect.bisect_left(self.newlines, end) + 1,
+            tokens=tokens,
+            embed_tokens=self.count(embed_text),
+            block_types=tuple(dict.fromkeys(b.kind for b in top)),
+            features=self._features(start, end),
+            flags=flags,
+            previous_content=previous_content,
+            next_content=next_content,
+            source_file=self.page.source_path,
+            processed_at=self.chunker.processed_at,
+            chunking_options=self.chunker._options_dict,
+            processing_time_ms=self.elapsed,
+            front_matter=self.meta,
+            version=__version__,
+        )
+
+    def _headings_in(self, start: int, end: int) -> list[Block]:
+        return [b for b in self.blocks if b.kind == "heading" and start <= b.start < end]
+
+    def _features(self, start: int, end: int) -> Features:
+        counts: dict[str, int] = {}
+        languages: set[str] = set()
+        inline = 0
+        for block in self.all_blocks:
+            if block.start >= end or block.end <= start:
+                continue
+            counts[block.kind] = counts.get(block.kind, 0) + 1
+            if block.language:
+                languages.add(block.language)
+            inline += sum(1 for offset in block.inline_math if start <= offset < end)
+        return Features(
+            headings=counts.get("heading", 0),
+            paragraphs=counts.get("paragraph", 0),
+            lists=counts.get("list", 0),
+            list_items=counts.get("item", 0),
+            code_blocks=counts.get("code", 0),
+            tables=counts.get("table", 0),
+            equations_display=counts.get("math", 0),
+            equations_inline=inline,
+            admonitions=counts.get("admonition", 0),
+            languages=tuple(sorted(languages)),
+        )
+
+    def _tail(self, piece: Piece, budget: int) -> str:
+        """The longest tail of a piece, starting at a word, within `budget` tokens."""
+        text = self.text[piece.start : piece.end]
+        for match in _WORD_START.finditer(text):
+            if self.count(text[match.start() :]) <= budget:
+                return text[match.start() :]
+        return ""
+
+    def _head(self, piece: Piece, budget: int) -> str:
+        """The longest head of a piece, ending at a word, within `budget` tokens."""
+        text = self.text[piece.start : piece.end]
+        ends = [match.end() for match in _WORD_END.finditer(text)] + [len(text)]
+        best = ""
+        for end in ends:
+            if self.count(text[:end]) > budget:
+                break
+            best = text[:end]
+        return best
+
+
+def _context(title: str, header_path: tuple[str, ...]) -> str:
+    """Page title and breadcrumb joined with ' > ', without repeating the title."""
+    parts = list(header_path)
+    if title and (not parts or parts[0] != title):
+        parts.insert(0, title)
+    return " > ".join(parts)
+
+
+def _structurally_weak(text: str, headings: list[Block]) -> bool:
+    """Seed 000's test: no H2/H3, under 3 body lines, under 100 body chars, under 2 breaks."""
+    if any(heading.level in (2, 3) for heading in headings):
+        return False
+    body_lines = [line for line in text.split("\n") if line.strip() and not line.startswith("#")]
+    body = "\n".join(body_lines)
+    return len(body_lines) < 3 and len(body) <= 100 and text.count("\n\n") < 2
+
+
+def _plain(value: Any) -> Any:
+    """Front matter as JSON values (dates become ISO strings, unknown objects their str)."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_plain(item) for item in value]
+        return sorted(items, key=repr) if isinstance(value, set | frozenset) else items
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def _warnings(root: Section) -> tuple[str, ...]:
+    """Anchor problems: headings without id, ids used twice."""
+    warnings: list[str] = []
+    seen: dict[str, str] = {}
+    missing: list[str] = []
+    for section in root.walk():
+        heading = section.heading
+        if heading is None:
+            continue
+        if not heading.anchor:
+            missing.append(heading.title)
+        elif heading.anchor in seen:
+            warnings.append(
+                f"headings '{seen[heading.anchor]}' and '{heading.title}' share the id "
+                f"'{heading.anchor}': links to the second open the first"
+            )
+        else:
+            seen[heading.anchor] = heading.title
+    if missing:
+        shown = ", ".join(f"'{title}'" for title in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        warnings.append(
+            f"{len(missing)} heading(s) without an id ({shown}{more}): their chunks link to the "
+            "nearest heading above that has one (enable the toc extension for heading ids)"
+        )
+    return tuple(warnings)

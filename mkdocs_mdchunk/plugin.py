@@ -1,0 +1,123 @@
+"""The MkDocs plugin: pages in through `on_page_content`, the chunk index out in `on_post_build`.
+
+Hooks:
+    on_config: check the options, load the tokenizer, reset the state (`mkdocs serve` reuses
+        the plugin object across rebuilds).
+    on_page_content: chunk each page's rendered body (late, after other plugins changed it).
+    on_post_build: write each page's Markdown beside its HTML and the chunk index, atomically.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from mdchunk.errors import MdChunkError
+from mdchunk.pipeline import Chunker, PageChunks, PageInput
+from mdchunk.tokens import tiktoken_counter
+from mdchunk.writers import write_jsonl, write_text
+from mkdocs_mdchunk.config import MdChunkConfig
+
+log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))
+
+
+class MdChunkPlugin(BasePlugin[MdChunkConfig]):
+    """Chunks every rendered page and writes a RAG-ready chunk index next to the site."""
+
+    def __init__(self) -> None:
+        self.chunker: Chunker | None = None
+        self.pages: dict[str, PageChunks] = {}
+        self.markdown_files: dict[str, str] = {}
+
+    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+        """Keep one plugin object across `mkdocs serve` rebuilds."""
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        """Check the options and load the tokenizer before any page is built."""
+        self.pages = {}
+        self.markdown_files = {}
+        self.chunker = None
+        if not self.config.enabled:
+            return config
+        options = self.config.chunk_options()
+        try:
+            counter = tiktoken_counter(options.encoding)
+        except MdChunkError as error:
+            raise PluginError(f"mdchunk option 'encoding': {error}") from error
+        self.chunker = Chunker(options, counter=counter, site_url=config.site_url or "")
+        return config
+
+    @event_priority(-100)
+    def on_page_content(
+        self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files
+    ) -> str | None:
+        """Chunk the page's final body HTML (after every other plugin changed it)."""
+        if self.chunker is None:
+            return html
+        source = page.file.src_uri
+        reason = self._exclusion(page)
+        if reason:
+            log.debug("%s: left out of the chunk index (%s)", source, reason)
+            return html
+        page_input = PageInput(
+            html=html,
+            source_path=source,
+            url=page.url,
+            title=page.title or "",
+            meta=page.meta or {},
+        )
+        try:
+            result = self.chunker.chunk_page(page_input)
+        except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
+            log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
+            return html
+        for warning in result.warnings:
+            log.warning("%s: %s", source, warning)
+        self.pages[source] = result
+        self.markdown_files[source] = str(Path(page.file.dest_uri).with_suffix(".md"))
+        return html
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        """Write the pages' Markdown and the chunk index (each file atomically)."""
+        if self.chunker is None:
+            return
+        site = Path(config.site_dir)
+        if self.config.write_markdown:
+            for source, result in self.pages.items():
+                write_text(site / self.markdown_files[source], result.markdown)
+        records = (chunk.as_native() for result in self.pages.values() for chunk in result.chunks)
+        index = site / self.config.output
+        try:
+            written = write_jsonl(index, records)
+        except OSError as error:
+            raise PluginError(f"mdchunk: cannot write the chunk index {index}: {error}") from error
+        chunks = [chunk for result in self.pages.values() for chunk in result.chunks]
+        oversize = sum(chunk.flags.allow_oversize for chunk in chunks)
+        small = sum(chunk.flags.small_chunk for chunk in chunks)
+        log.info(
+            "%d pages, %d chunks (%d oversize, %d small) written to %s",
+            len(self.pages), written, oversize, small, index,
+        )
+
+    def _exclusion(self, page: Page) -> str:
+        """Why the page is left out of the index ("" when it is not)."""
+        meta: Mapping[str, Any] = page.meta or {}
+        for key in ("mdchunk", "search"):
+            value = meta.get(key)
+            if isinstance(value, Mapping) and value.get("exclude") is True:
+                return f"front matter {key}: {{exclude: true}}"
+        for pattern in self.config.exclude:
+            if fnmatch.fnmatchcase(page.file.src_uri, pattern):
+                return f"matches exclude pattern {pattern!r}"
+        if page.file.inclusion.is_excluded():
+            return "draft page"
+        return ""
