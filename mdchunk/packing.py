@@ -120,8 +120,17 @@ class Packer:
         """Greedy packing of sibling blocks; a heading always stays with what follows it."""
         pieces: list[Piece] = []
         current: tuple[int, int, int] | None = None  # start, end, estimate
+        previous_end: int | None = None
         for index, group in enumerate(_glue_headings(units)):
-            start = lead if index == 0 and lead is not None else group[0].start
+            if index == 0:
+                start = group[0].start if lead is None else lead
+            elif lead is not None and previous_end is not None:
+                # Inside a container the text between children holds its markup (quote
+                # markers, indents): it belongs to the next piece, so the chunks tile the page.
+                start = previous_end
+            else:
+                start = group[0].start
+            previous_end = group[-1].end
             end = group[-1].end
             estimate = self.tokens(start, group[0].start) + self._estimate_blocks(group)
             if current is not None:
@@ -140,7 +149,13 @@ class Packer:
         return pieces
 
     def _split_unit(self, unit: Block, section: Section, lead: int) -> list[Piece]:
-        """Cut one block too large for the budget: between its children, sentences or words."""
+        """Cut one block too large for the budget: between its children, sentences or words.
+
+        `lead` is where the piece starts (before `unit` when headings are glued to it); when the
+        unit fits alone, the lead becomes a piece of its own rather than the unit being cut.
+        """
+        if lead < unit.start and self.tokens(unit.start, unit.end) <= self.budget:
+            return [Piece(lead, unit.start, section), Piece(unit.start, unit.end, section)]
         if unit.children and not unit.atomic:
             return self._split_units(unit.children, section, lead)
         if unit.prose:

@@ -105,7 +105,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         small = sum(chunk.flags.small_chunk for chunk in chunks)
         log.info(
             "%d pages, %d chunks (%d oversize, %d small) written to %s",
-            len(self.pages), written, oversize, small, index,
+            sum(bool(result.chunks) for result in self.pages.values()), written, oversize, small,
+            index,
         )
 
     def _exclusion(self, page: Page) -> str:

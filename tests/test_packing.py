@@ -1,0 +1,307 @@
+"""Packing rules and invariants, over pages rendered by the real Python-Markdown."""
+
+from __future__ import annotations
+
+import os
+from unittest import mock
+
+import markdown
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mdchunk import Chunk, Chunker, ChunkOptions, PageChunks, PageInput
+from tests.invariants import (
+    check_atomic_blocks,
+    check_chain,
+    check_offsets,
+    check_tokens,
+    count_tokens,
+)
+
+EXTENSIONS = ["toc", "tables", "admonition", "attr_list", "def_list", "footnotes",
+              "pymdownx.superfences", "pymdownx.arithmatex"]
+CONFIGS = {"toc": {"permalink": True}, "pymdownx.arithmatex": {"generic": True}}
+
+
+def render(text: str) -> str:
+    return markdown.markdown(text, extensions=EXTENSIONS, extension_configs=CONFIGS)
+
+
+def chunk(text: str, **options: object) -> PageChunks:
+    chunker = Chunker(ChunkOptions.validated(options), site_url="https://example.org/")
+    page = PageInput(html=render(text), source_path="guide/page.md", url="guide/page/",
+                     title="Page")
+    return chunker.chunk_page(page)
+
+
+def records(result: PageChunks) -> list[dict[str, object]]:
+    return [c.as_native() for c in result.chunks]
+
+
+def check_page(result: PageChunks, max_tokens: int) -> None:
+    native = records(result)
+    check_chain(native)
+    check_offsets(native, result.markdown)
+    check_atomic_blocks(native, result.markdown)
+    for record in native:
+        check_tokens(record, max_tokens)
+
+
+# -- generated pages -------------------------------------------------------------------------
+
+WORDS = st.sampled_from(
+    ["agent", "buffer", "sink", "the", "records", "of", "a", "checkpoint", "`code`", "**bold**",
+     "*em*", "[link](other.md)", "$x^2$", "über", "数据", "日志。", "x" * 30, "1.5", "e.g.",
+     "—", "(note)", "α", "🚀"]
+)
+SENTENCE = st.lists(WORDS, min_size=1, max_size=25).map(lambda ws: " ".join(ws) + ".")
+PARAGRAPH = st.lists(SENTENCE, min_size=1, max_size=8).map(" ".join)
+HEADING = st.tuples(st.integers(1, 6), st.lists(WORDS, min_size=1, max_size=5)).map(
+    lambda pair: "#" * pair[0] + " " + " ".join(pair[1])
+)
+CODE = st.tuples(
+    st.sampled_from(["python", "bash", "", "yaml"]),
+    st.lists(st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), max_size=40),
+             min_size=1, max_size=60),
+).map(lambda pair: f"```{pair[0]}\n" + "\n".join(
+    line.replace("`", "'") for line in pair[1]) + "\n```")
+TABLE = st.tuples(st.integers(1, 4), st.integers(1, 25)).map(
+    lambda shape: "\n".join(
+        ["| " + " | ".join(f"h{c}" for c in range(shape[0])) + " |",
+         "|" + "---|" * shape[0]]
+        + ["| " + " | ".join(f"cell {r} {c} value" for c in range(shape[0])) + " |"
+           for r in range(shape[1])]
+    )
+)
+MATH = st.integers(1, 30).map(
+    lambda n: "$$\n" + " + ".join(f"\\frac{{a_{i}}}{{b_{i}}}" for i in range(n)) + "\n$$"
+)
+LIST = st.lists(SENTENCE, min_size=1, max_size=12).map(
+    lambda items: "\n".join(f"- {item}" for item in items)
+)
+NESTED_LIST = st.lists(st.tuples(SENTENCE, st.lists(SENTENCE, max_size=3)), min_size=1,
+                       max_size=5).map(
+    lambda items: "\n".join(
+        f"1. {top}\n" + "".join(f"    - {sub}\n" for sub in subs) for top, subs in items
+    )
+)
+ADMONITION = PARAGRAPH.map(lambda text: f'!!! note "Heads up"\n    {text}\n\n    {text}')
+QUOTE = st.lists(PARAGRAPH, min_size=1, max_size=3).map(
+    lambda paragraphs: "\n>\n".join(f"> {p}" for p in paragraphs)
+)
+BLOCK = st.one_of(HEADING, HEADING, PARAGRAPH, PARAGRAPH, CODE, TABLE, MATH, LIST, NESTED_LIST,
+                  ADMONITION, QUOTE)
+DOCUMENT = st.lists(BLOCK, min_size=0, max_size=25).map("\n\n".join)
+OPTIONS = st.fixed_dictionaries({
+    "max_tokens": st.integers(24, 400),
+    "split_level": st.integers(1, 4),
+})
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=DOCUMENT, options=OPTIONS, min_ratio=st.sampled_from([0, 0.1, 0.3]))
+def test_generated_pages_keep_every_invariant(text: str, options: dict[str, int],
+                                              min_ratio: float) -> None:
+    min_tokens = int(options["max_tokens"] * min_ratio)
+    result = chunk(text, min_tokens=min_tokens, **options)
+    check_page(result, options["max_tokens"])
+    html_ids = _ids(render(text))
+    for c in result.chunks:
+        assert not c.section_slug or c.section_slug in html_ids
+    _check_item_boundaries(result, options["max_tokens"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=DOCUMENT, overlap=st.integers(1, 12), mode=st.sampled_from(["metadata", "text"]))
+def test_overlap_keeps_every_invariant(text: str, overlap: int, mode: str) -> None:
+    result = chunk(text, max_tokens=64, min_tokens=8, overlap_tokens=overlap, overlap_mode=mode)
+    check_page(result, 64)
+    for previous, current in zip(result.chunks, result.chunks[1:]):
+        if mode == "metadata":
+            assert current.char_start >= previous.char_end  # text never duplicated
+            assert current.previous_content is not None
+            assert count_tokens(current.previous_content) <= overlap
+            assert previous.text.endswith(current.previous_content)
+            assert previous.next_content is not None and current.text.startswith(
+                previous.next_content)
+        elif current.flags.has_overlap_previous:
+            shared = result.markdown[current.char_start:previous.char_end]
+            assert count_tokens(shared) <= overlap + 1
+            assert previous.flags.has_overlap_next
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=DOCUMENT)
+def test_chunking_is_deterministic(text: str) -> None:
+    with mock.patch.dict(os.environ, {"SOURCE_DATE_EPOCH": "1700000000"}):
+        first = records(chunk(text, max_tokens=96))
+        second = records(chunk(text, max_tokens=96))
+    assert first == second
+
+
+def _ids(html: str) -> set[str]:
+    import lxml.html
+
+    if not html.strip():
+        return set()
+    return set(lxml.html.fragment_fromstring(html, create_parent="div").xpath("//@id"))
+
+
+def _check_item_boundaries(result: PageChunks, max_tokens: int) -> None:
+    """A chunk may start or end inside a list item only when the item itself is too large."""
+    from mdchunk import parse_html
+
+    parsed = parse_html(result.page.html, page_url=result.page.url,
+                        site_url="https://example.org/")
+    assert parsed.markdown == result.markdown
+    for block in parsed.walk():
+        if block.kind != "item":
+            continue
+        if count_tokens(parsed.markdown[block.start:block.end]) > max_tokens:
+            continue
+        for c in result.chunks:
+            for offset in (c.char_start, c.char_end):
+                assert not block.start < offset < block.end, (c.id, block)
+
+
+# -- the rules, one by one -------------------------------------------------------------------
+
+LONG = " ".join(f"Sentence number {i} talks about buffers and sinks." for i in range(60))
+
+
+def titles(result: PageChunks) -> list[tuple[str, ...]]:
+    return [c.header_path for c in result.chunks]
+
+
+def test_h2_always_starts_a_chunk_and_h3_stays_with_its_parent() -> None:
+    result = chunk("# T\n\nIntro text long enough to stand alone as the title chunk of the page "
+                   "with more words.\n\n## A\n\nAlpha.\n\n### A1\n\nAlpha one.\n\n## B\n\nBeta.",
+                   max_tokens=200, min_tokens=0)
+    assert titles(result) == [("T",), ("T", "A"), ("T", "B")]
+    assert result.chunks[1].sub_headers == ("A1",)
+
+
+def test_deeper_sections_are_packed_separately_when_the_subtree_is_too_big() -> None:
+    text = f"## A\n\nAlpha.\n\n### A1\n\n{LONG}\n\n### A2\n\nShort two."
+    result = chunk(text, max_tokens=120, min_tokens=0)
+    paths = titles(result)
+    assert paths[0] == ("A",)
+    assert ("A", "A2") in paths
+    assert all(len(c.text) for c in result.chunks)
+    assert sum(path == ("A", "A1") for path in paths) >= 4  # the long section, by sentences
+    assert not any(c.flags.forced_split for c in result.chunks)
+
+
+def test_split_level_one_keeps_h2_with_the_page_when_it_fits() -> None:
+    result = chunk("# T\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta.", split_level=1,
+                   min_tokens=0)
+    assert titles(result) == [("T",)]
+    assert result.chunks[0].sub_headers == ("A", "B")
+
+
+def test_lone_title_joins_the_first_section() -> None:
+    result = chunk("# Title\n\n## First\n\nBody of the first section.\n\n## Second\n\nMore.",
+                   min_tokens=20)
+    first = result.chunks[0]
+    assert first.text.startswith("# Title\n\n## First")
+    assert first.header_path == ("Title",)
+    assert first.section_slug == "title"
+
+
+def test_preamble_is_never_merged() -> None:
+    result = chunk("Just a line.\n\n## A\n\nShort.", min_tokens=40)
+    assert [c.header_path for c in result.chunks] == [(), ("A",)]
+    assert result.chunks[0].url == "guide/page/"
+
+
+def test_small_chunks_merge_left_within_their_section() -> None:
+    text = f"## A\n\n{LONG}\n\nTiny tail."
+    result = chunk(text, max_tokens=150, min_tokens=30)
+    assert not result.chunks[-1].text.startswith("Tiny") or count_tokens(
+        result.chunks[-1].text) >= 30
+    assert result.chunks[-1].text.endswith("Tiny tail.")
+
+
+def test_small_chunks_never_merge_across_split_level_sections() -> None:
+    result = chunk("## A\n\nAlpha.\n\n## B\n\nBeta.", min_tokens=100)
+    assert titles(result) == [("A",), ("B",)]
+    assert not any(c.flags.small_chunk for c in result.chunks)  # H2 is structurally strong
+
+
+def test_weak_small_chunk_is_flagged() -> None:
+    result = chunk("Preamble words.\n\n#### Deep\n\nTiny.", min_tokens=40)
+    flagged = [c for c in result.chunks if c.flags.small_chunk]
+    assert flagged and all(c.flags.small_chunk_reason == "cannot_merge" for c in flagged)
+
+
+@pytest.mark.parametrize(
+    ("block", "reason"),
+    [
+        ("```python\n" + "\n".join(f"value_{i} = compute({i}, 'x')" for i in range(80)) + "\n```",
+         "code_block_integrity"),
+        ("| a | b |\n|---|---|\n" + "\n".join(f"| row {i} | value {i} |" for i in range(80)),
+         "table_integrity"),
+        ("$$\n" + " + ".join(f"\\frac{{x_{i}}}{{y_{i}}}" for i in range(80)) + "\n$$",
+         "equation_integrity"),
+    ],
+)
+def test_atomic_blocks_larger_than_the_budget_are_one_flagged_chunk(block: str,
+                                                                    reason: str) -> None:
+    result = chunk(f"## A\n\nBefore.\n\n{block}\n\nAfter.", max_tokens=64, min_tokens=0)
+    oversize = [c for c in result.chunks if c.tokens > 64]
+    assert len(oversize) == 1
+    assert oversize[0].flags.allow_oversize and oversize[0].flags.oversize_reason == reason
+    check_page(result, 64)
+
+
+def test_a_list_splits_between_items() -> None:
+    items = "\n".join(f"- Item {i} explains one more option of the agent." for i in range(40))
+    result = chunk(f"## Options\n\n{items}", max_tokens=80, min_tokens=0)
+    assert len(result.chunks) > 3
+    for c in result.chunks[1:]:
+        assert c.text.startswith("- Item")
+
+
+def test_sentence_without_end_is_split_between_words_and_flagged() -> None:
+    words = " ".join(f"word{i}" for i in range(400))
+    result = chunk(f"## A\n\n{words}", max_tokens=50, min_tokens=0)
+    assert all(c.tokens <= 50 for c in result.chunks)
+    assert any(c.flags.forced_split for c in result.chunks)
+    check_page(result, 50)
+
+
+def test_text_overlap_prefixes_the_previous_tail() -> None:
+    result = chunk(f"## A\n\n{LONG}", max_tokens=100, min_tokens=0, overlap_tokens=20,
+                   overlap_mode="text")
+    second = result.chunks[1]
+    assert second.flags.has_overlap_previous and result.chunks[0].flags.has_overlap_next
+    assert second.char_start < result.chunks[0].char_end
+    assert all(c.tokens <= 100 for c in result.chunks)
+
+
+def test_embed_template_and_context() -> None:
+    result = chunk("## Install\n\nRun it.", embed_template="[{breadcrumb}] {url}\n{text}")
+    assert result.chunks[0].embed_text == "[Install] guide/page/#install\n## Install\n\nRun it."
+    default = chunk("## Install\n\nRun it.").chunks[0]
+    assert default.embed_text == "Page > Install\n\n## Install\n\nRun it."
+
+
+def test_record_fields_follow_seed_002() -> None:
+    result = chunk("# Guide\n\nIntro paragraph.\n\n## Install\n\nText.\n\n## Use\n\nMore text.",
+                   min_tokens=0)
+    native = records(result)
+    assert [r["id"] for r in native] == [f"doc:guide/page::ch{i}" for i in range(len(native))]
+    second = native[1]
+    assert second["parentId"] == "doc:guide/page"
+    assert second["headerPath"] == ["Guide", "Install"]
+    assert second["headerBreadcrumb"] == "Guide > Install"
+    assert second["headerDepths"] == [1, 2]
+    assert second["headerSlugs"] == ["guide", "install"]
+    assert second["sectionSlug"] == "install" and second["sectionTitle"] == "Install"
+    assert second["url"] == "guide/page/#install"
+    assert second["contentType"] == "doc"
+    assert second["tokenStats"]["estimatedTokens"] == -(-len(second["originalText"]) // 4)
+    assert set(second["metadata"]) >= {"sourceFile", "processedAt", "chunkingOptions",
+                                       "pipeline"}
+    assert isinstance(result.chunks[1], Chunk)
