@@ -109,6 +109,8 @@ class Chunk:
     """Headings inside the chunk after the one it starts with."""
     page_url: str
     """The page's url relative to the site root."""
+    site_url: str
+    """The site's public url ("" when the site has none)."""
     char_start: int
     """Offset of the chunk in the page Markdown."""
     char_end: int
@@ -168,6 +170,13 @@ class Chunk:
         return f"{self.page_url}#{self.section_slug}" if self.section_slug else self.page_url
 
     @property
+    def absolute_url(self) -> str | None:
+        """`url` joined to the site url; None when the site has no site_url."""
+        if not self.site_url:
+            return None
+        return self.site_url.rstrip("/") + "/" + self.url
+
+    @property
     def uuid(self) -> str:
         """Deterministic uuid (v5) of the chunk id."""
         return str(uuid.uuid5(UUID_NAMESPACE, self.id))
@@ -207,6 +216,7 @@ class Chunk:
             "headerSlugs": list(self.header_slugs),
             "sectionSlug": self.section_slug,
             "url": self.url,
+            "absoluteUrl": self.absolute_url,
             "pageUrl": self.page_url,
             "subHeaders": list(self.sub_headers),
             "charOffsets": {

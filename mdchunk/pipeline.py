@@ -224,6 +224,7 @@ class _ChunkBuilder:
                 b.title for b in top if b.kind == "heading" and b.start > piece.start
             ),
             page_url=self.page.url,
+            site_url=self.chunker.site_url,
             char_start=start,
             char_end=end,
             start_line=bisect.bisect_left(self.newlines, start) + 1,
