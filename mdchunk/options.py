@@ -1,4 +1,4 @@
-"""The one schema of chunking options, shared by the MkDocs plugin, the Sphinx extension and the CLI."""
+"""The one schema of chunking options, shared by both engine adapters and the CLI."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ class ChunkOptions:
     """
 
     max_tokens: int = 512
-    """Largest chunk, in tokens of `encoding`. Only an atomic block (code, table, math) may exceed it."""
+    """Largest chunk in tokens; only an atomic block (code, table, math) may exceed it."""
     min_tokens: int = 50
-    """Chunks smaller than this merge with a neighbour of the same section when the result fits."""
+    """Chunks under this merge with a neighbour of the same section when the result fits."""
     split_level: int = 2
     """Headings at this level or above (1 = H1) always start a new chunk."""
     overlap_tokens: int = 0
@@ -45,7 +45,7 @@ class ChunkOptions:
     encoding: str = "cl100k_base"
     """tiktoken encoding used for every token count."""
     embed_template: str = DEFAULT_EMBED_TEMPLATE
-    """Template of embedText; placeholders: {text}, {context}, {title}, {breadcrumb}, {section}, {url}."""
+    """Template of embedText: {text}, {context}, {title}, {breadcrumb}, {section}, {url}."""
 
     @classmethod
     def validated(cls, values: Mapping[str, Any]) -> ChunkOptions:
@@ -53,7 +53,8 @@ class ChunkOptions:
         known = {f.name for f in dataclasses.fields(cls)}
         for name in values:
             if name not in known:
-                raise OptionError(name, f"unknown option; known options: {', '.join(sorted(known))}")
+                choices = ", ".join(sorted(known))
+                raise OptionError(name, f"unknown option; known options: {choices}")
         options = cls(**values)
         options.check()
         return options
@@ -80,8 +81,7 @@ class ChunkOptions:
                 "overlap_mode",
                 f"must be one of {', '.join(OVERLAP_MODES)}, got {self.overlap_mode!r}",
             )
-        if not isinstance(self.encoding, str) or not self.encoding:
-            raise OptionError("encoding", f"must be a tiktoken encoding name, got {self.encoding!r}")
+        check_encoding_name(self.encoding)
         check_embed_template(self.embed_template)
 
     @property
@@ -115,6 +115,18 @@ def check_embed_template(template: object) -> None:
     for name in fields:
         if name not in EMBED_FIELDS:
             allowed = ", ".join("{" + key + "}" for key in EMBED_FIELDS)
-            raise OptionError("embed_template", f"unknown placeholder {{{name}}}; allowed: {allowed}")
+            raise OptionError(
+                "embed_template", f"unknown placeholder {{{name}}}; allowed: {allowed}"
+            )
     if "text" not in fields:
         raise OptionError("embed_template", "must contain {text}")
+
+
+def check_encoding_name(name: object) -> None:
+    """Raise `OptionError` unless tiktoken knows the encoding `name` (nothing is downloaded)."""
+    import tiktoken
+
+    known = tiktoken.list_encoding_names()
+    if not isinstance(name, str) or (name not in known and f"{name}_offline" not in known):
+        choices = ", ".join(sorted(n for n in known if not n.endswith("_offline")))
+        raise OptionError("encoding", f"unknown tiktoken encoding {name!r}; known: {choices}")

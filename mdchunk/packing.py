@@ -14,6 +14,7 @@ one exceed the budget all the same, the page is packed again with exact counts t
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -24,8 +25,13 @@ from mdchunk.tree import Section
 
 # A sentence ends with . ! ? (or the CJK full stops), optional closing quotes or brackets, then
 # whitespace; the CJK marks need no whitespace after them.
-_SENTENCE_END = re.compile(r"""(?:[.!?]['"’”)\]]*\s+|[。！？]['"’”」』)\]]*\s*)(?=\S)""")
+_SENTENCE_END = re.compile(
+    r"""(?:[.!?]['"\u2019\u201d)\]]*\s+"""  # . ! ? then closers, then whitespace
+    r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*\s*)(?=\S)"""  # CJK full stops
+)
 _WORD_GAP = re.compile(r"\s+")
+# Inline code spans and inline equations: a sentence end inside them is not one.
+_INLINE_ATOM = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)|\$[^$\n]+\$", re.S)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -164,11 +170,16 @@ class Packer:
         return [Piece(lead, unit.end, section, oversize_reason=reason)]
 
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
-        cuts = [match.end() for match in _SENTENCE_END.finditer(self.text, unit.start, unit.end)]
+        protected = [m.span() for m in _INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
+        cuts = [
+            match.end()
+            for match in _SENTENCE_END.finditer(self.text, unit.start, unit.end)
+            if not any(start < match.end() < end for start, end in protected)
+        ]
         bounds = [lead, *cuts, unit.end]
         pieces: list[Piece] = []
         current: tuple[int, int, int] | None = None
-        for start, end in zip(bounds, bounds[1:]):
+        for start, end in itertools.pairwise(bounds):
             estimate = self.tokens(start, end)
             if current is not None:
                 if self._fits(current[0], end, current[2] + estimate):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from typing import Any
 
 from mkdocs.config import base
@@ -44,7 +45,7 @@ class MdChunkConfig(base.Config):
     overlap_tokens = c.Type(int, default=_DEFAULTS.overlap_tokens)
     """Context shared with neighbouring chunks, in tokens (0: none)."""
     overlap_mode = c.Choice(("metadata", "text"), default=_DEFAULTS.overlap_mode)
-    """`metadata`: previousContent/nextContent fields; `text`: chunks start with the previous tail."""
+    """`metadata`: previousContent/nextContent fields; `text`: chunks start with the last tail."""
     encoding = c.Type(str, default=_DEFAULTS.encoding)
     """tiktoken encoding of every token count."""
     embed_template = c.Type(str, default=DEFAULT_EMBED_TEMPLATE)
@@ -59,6 +60,15 @@ class MdChunkConfig(base.Config):
     def validate(self) -> tuple[list[tuple[str, Exception]], list[tuple[str, str]]]:
         """Check each option, then the chunking options together (through the core schema)."""
         failed, warnings = super().validate()
+        known = sorted(name for name, _ in self._schema)
+        for key, message in list(warnings):
+            if message.startswith("Unrecognised configuration name"):  # a typo must not pass
+                warnings.remove((key, message))
+                close = difflib.get_close_matches(key, known, n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
+                failed.append((key, c.ValidationError(
+                    f"Unrecognised configuration name: {key}; {hint}options: {', '.join(known)}"
+                )))
         if not failed:
             try:
                 self.chunk_options()

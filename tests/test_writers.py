@@ -1,0 +1,48 @@
+"""Atomic writers: readers see the old file or the whole new one, never a part."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mdchunk.writers import atomic_write, dumps, write_jsonl, write_text
+
+
+def test_write_jsonl_round_trips_and_counts(tmp_path: Path) -> None:
+    records = [{"id": i, "text": f"ü {i}\n", "nested": {"a": [1, 2]}} for i in range(5)]
+    assert write_jsonl(tmp_path / "out.jsonl", records) == 5
+    lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == records
+
+
+def test_failure_midway_keeps_the_previous_file(tmp_path: Path) -> None:
+    target = tmp_path / "chunks.jsonl"
+    write_jsonl(target, [{"id": "old"}])
+    before = target.read_bytes()
+
+    def records() -> Iterator[dict[str, str]]:
+        yield {"id": "new-1"}
+        raise RuntimeError("crashed while writing")
+
+    with pytest.raises(RuntimeError, match="crashed"):
+        write_jsonl(target, records())
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chunks.jsonl"]
+
+
+def test_lone_surrogates_never_reach_the_file(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "x.jsonl", [{"text": "bad \ud800 char"}])
+    data = (tmp_path / "x.jsonl").read_bytes()
+    data.decode("utf-8")  # strict: raises on invalid UTF-8
+    assert json.loads(data)["text"] == "bad ? char"
+    assert "\ud800" not in dumps({"t": "\ud800"})
+
+
+def test_write_text_and_atomic_write_create_folders(tmp_path: Path) -> None:
+    write_text(tmp_path / "a" / "b" / "index.md", "# Title\n")
+    assert (tmp_path / "a" / "b" / "index.md").read_text() == "# Title\n"
+    atomic_write(tmp_path / "c" / "bin", lambda handle: handle.write(b"\x00\x01") and None)
+    assert (tmp_path / "c" / "bin").read_bytes() == b"\x00\x01"
