@@ -52,9 +52,12 @@ class PageInput:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class PageChunks:
-    """A chunked page: its Markdown, its chunks and what went wrong on it."""
+    """A chunked page: its Markdown, its chunks and what went wrong on it (not its HTML)."""
 
-    page: PageInput
+    source_path: str
+    """The page's source path."""
+    url: str
+    """The page's url relative to the site root."""
     markdown: str
     """The page Markdown that every chunk's offsets index into."""
     chunks: tuple[Chunk, ...]
@@ -103,7 +106,11 @@ class Chunker:
             for number, piece in enumerate(pieces)
         )
         return PageChunks(
-            page=page, markdown=parsed.markdown, chunks=chunks, warnings=_warnings(root)
+            source_path=page.source_path,
+            url=page.url,
+            markdown=parsed.markdown,
+            chunks=chunks,
+            warnings=_warnings(root),
         )
 
     def _overlapped_spans(self, parsed: ParsedPage, pieces: Sequence[Piece]) -> list[int]:
@@ -161,7 +168,9 @@ class _ChunkBuilder:
         self.page = page
         self.text = parsed.markdown
         self.blocks = parsed.blocks
+        self.block_starts = [block.start for block in parsed.blocks]
         self.all_blocks = list(parsed.walk())
+        self.all_starts = [block.start for block in self.all_blocks]
         self.newlines = [match.start() for match in re.finditer("\n", self.text)]
         self.elapsed = elapsed
         self.meta = _plain(dict(page.meta))
@@ -207,7 +216,7 @@ class _ChunkBuilder:
             has_overlap_previous=start < piece.start,
             has_overlap_next=number + 1 < total and starts[number + 1] < pieces[number + 1].start,
         )
-        top = [b for b in self.blocks if b.start < end and b.end > start]
+        top = self._overlapping(self.blocks, self.block_starts, start, end)
         return Chunk(
             doc_name=self.page.doc_name,
             chunk_number=number,
@@ -244,16 +253,33 @@ class _ChunkBuilder:
             version=__version__,
         )
 
+    def _overlapping(self, blocks: Sequence[Block], starts: list[int], start: int, end: int
+                     ) -> list[Block]:
+        """Blocks (in document order, `starts` their offsets) that overlap `[start, end)`:
+        those starting inside it, and those that enclose `start` (a chunk cut mid-block)."""
+        first = bisect.bisect_left(starts, start)
+        last = bisect.bisect_left(starts, end)
+        enclosing: list[Block] = []
+        index = bisect.bisect_left(self.block_starts, start) - 1
+        level: Sequence[Block] = self.blocks[index : index + 1] if index >= 0 else ()
+        while level:
+            holder = next((b for b in level if b.start < start < b.end), None)
+            if holder is None:
+                break
+            enclosing.append(holder)
+            level = holder.children if blocks is self.all_blocks else ()
+        return enclosing + list(blocks[first:last])
+
     def _headings_in(self, start: int, end: int) -> list[Block]:
-        return [b for b in self.blocks if b.kind == "heading" and start <= b.start < end]
+        first = bisect.bisect_left(self.block_starts, start)
+        last = bisect.bisect_left(self.block_starts, end)
+        return [b for b in self.blocks[first:last] if b.kind == "heading"]
 
     def _features(self, start: int, end: int) -> Features:
         counts: dict[str, int] = {}
         languages: set[str] = set()
         inline = 0
-        for block in self.all_blocks:
-            if block.start >= end or block.end <= start:
-                continue
+        for block in self._overlapping(self.all_blocks, self.all_starts, start, end):
             counts[block.kind] = counts.get(block.kind, 0) + 1
             if block.language:
                 languages.add(block.language)

