@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.corpus import NODEJS_API, nodejs_site  # noqa: E402
+from benchmarks.corpus import NODEJS_API, nodejs_site
 
 
 def timed_build(config: Path) -> tuple[float, int]:
@@ -82,8 +82,9 @@ def main() -> None:
         seconds = {k: statistics.median(t for t, _ in v) for k, v in runs.items()}
         memory = {k: statistics.median(m for _, m in v) for k, v in runs.items()}
         print(f"Node.js API docs, theme {args.theme}, {args.runs} runs each (medians)")
-        print(f"  build without mdchunk: {seconds['without']:.2f} s, {memory['without'] / 1024:.0f} MiB")
-        print(f"  build with mdchunk:    {seconds['with']:.2f} s, {memory['with'] / 1024:.0f} MiB")
+        for name in ("without", "with"):
+            print(f"  build {name} mdchunk: {seconds[name]:.2f} s, "
+                  f"{memory[name] / 1024:.0f} MiB peak")
         print(f"  time ratio   {seconds['with'] / seconds['without']:.3f}")
         print(f"  memory ratio {memory['with'] / memory['without']:.3f}")
         source_bytes = sum(p.stat().st_size for p in NODEJS_API.glob("*.md"))

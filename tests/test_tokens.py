@@ -31,7 +31,7 @@ def test_offline_encoding_stands_in_with_the_same_ranks(caplog: pytest.LogCaptur
 
 def test_unknown_encoding_names_the_known_ones() -> None:
     load_encoding.cache_clear()
-    with pytest.raises(TokenizerError, match="unknown tiktoken encoding 'nope'.*cl100k_base"):
+    with pytest.raises(TokenizerError, match=r"unknown tiktoken encoding 'nope'.*cl100k_base"):
         load_encoding("nope")
     with pytest.raises(OptionError, match="option 'encoding': unknown tiktoken encoding"):
         ChunkOptions.validated({"encoding": "nope"})
