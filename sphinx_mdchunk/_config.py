@@ -1,0 +1,72 @@
+"""The `mdchunk_*` config values: the core's chunking options plus the writer's, one schema."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from sphinx.errors import ExtensionError
+
+from mdchunk.errors import OptionError
+from mdchunk.options import ChunkOptions
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+
+_DEFAULTS = ChunkOptions()
+
+#: Options beyond chunking, with their defaults and types.
+WRITER_OPTIONS: dict[str, tuple[Any, tuple[type, ...]]] = {
+    "enabled": (True, (bool,)),
+    "output": ("chunks.jsonl", (str,)),
+    "write_markdown": (True, (bool,)),
+    "exclude": ([], (list, tuple)),
+}
+
+
+def chunk_option_names() -> list[str]:
+    """Names of the core's chunking options (without the `mdchunk_` prefix)."""
+    return [field.name for field in dataclasses.fields(ChunkOptions)]
+
+
+def register_config_values(app: Sphinx) -> None:
+    """Add `mdchunk_<name>` for every option; a change rewrites the HTML (and so the chunks)."""
+    for name in chunk_option_names():
+        default = getattr(_DEFAULTS, name)
+        app.add_config_value(f"mdchunk_{name}", default, "html", types=(type(default),))
+    for name, (default, types) in WRITER_OPTIONS.items():
+        app.add_config_value(f"mdchunk_{name}", default, "html", types=types)
+
+
+def chunk_options(config: Config) -> ChunkOptions:
+    """The core options from `conf.py`; a bad value raises `ExtensionError` naming it."""
+    values = {name: getattr(config, f"mdchunk_{name}") for name in chunk_option_names()}
+    try:
+        options = ChunkOptions.validated(values)
+    except OptionError as error:
+        raise ExtensionError(
+            f"mdchunk_{error.option} = {values.get(error.option)!r}: {error.message}"
+        ) from error
+    _check_writer_options(config)
+    return options
+
+
+def _check_writer_options(config: Config) -> None:
+    for name, (_, types) in WRITER_OPTIONS.items():
+        value = getattr(config, f"mdchunk_{name}")
+        if not isinstance(value, types):
+            expected = " or ".join(t.__name__ for t in types)
+            raise ExtensionError(f"mdchunk_{name} = {value!r}: must be a {expected}")
+    output: str = config.mdchunk_output
+    parts = output.replace("\\", "/").split("/")
+    if not output or output.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts:
+        raise ExtensionError(
+            f"mdchunk_output = {output!r}: must be a relative path inside the output folder, "
+            "without '..'"
+        )
+    for pattern in config.mdchunk_exclude:
+        if not isinstance(pattern, str):
+            raise ExtensionError(
+                f"mdchunk_exclude = {config.mdchunk_exclude!r}: must be a list of glob strings"
+            )

@@ -1,0 +1,176 @@
+"""Sphinx events -> core calls: each written page becomes a shard, the shards become the index.
+
+`html-page-context` runs in worker processes under `sphinx-build -j N`, so each page's chunks
+are written to a per-document shard (in the doctree folder, which persists across incremental
+builds); `build-finished` runs in the main process and merges the shards of every current
+document into the index. Documents Sphinx did not rewrite keep their shard from the last build;
+deleted documents lose theirs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+from mdchunk.errors import MdChunkError
+from mdchunk.pipeline import Chunker, PageInput
+from mdchunk.tokens import tiktoken_counter
+from mdchunk.writers import dumps, write_jsonl, write_text
+from sphinx_mdchunk._config import chunk_options
+
+if TYPE_CHECKING:
+    from docutils import nodes
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+
+logger = logging.getLogger(__name__)
+
+_BUILDERS = ("html", "dirhtml")
+_SHARD_FOLDER = "mdchunk-shards"
+
+
+class MdChunkBuild:
+    """The extension's state for one Sphinx application (no module globals)."""
+
+    def __init__(self) -> None:
+        self.chunker: Chunker | None = None
+        self.fingerprint = ""
+
+    def config_inited(self, app: Sphinx, config: Config) -> None:
+        """Check every `mdchunk_*` value before anything is read."""
+        if config.mdchunk_enabled:
+            chunk_options(config)
+
+    def builder_inited(self, app: Sphinx) -> None:
+        """Load the tokenizer for HTML builders; say once that other builders write nothing."""
+        self.chunker = None
+        if not app.config.mdchunk_enabled:
+            return
+        if app.builder.name not in _BUILDERS:
+            logger.info(
+                "mdchunk: the %r builder is not html or dirhtml; no chunk index is written",
+                app.builder.name,
+            )
+            return
+        options = chunk_options(app.config)
+        try:
+            counter = tiktoken_counter(options.encoding)
+        except MdChunkError as error:
+            raise ExtensionError(f"mdchunk_encoding = {options.encoding!r}: {error}") from error
+        site_url = app.config.html_baseurl or ""
+        self.chunker = Chunker(options, counter=counter, site_url=site_url)
+        settings = {**options.as_dict(), "site_url": site_url}
+        self.fingerprint = hashlib.sha256(
+            json.dumps(settings, sort_keys=True).encode()
+        ).hexdigest()[:16]
+
+    def html_page_context(self, app: Sphinx, pagename: str, templatename: str,
+                          context: dict[str, Any], doctree: nodes.document | None) -> None:
+        """Chunk one written document and store its shard (in a worker under -j N)."""
+        if self.chunker is None or doctree is None or "body" not in context:
+            return
+        shard = _shard_path(app, pagename)
+        reason = _exclusion(app, pagename)
+        if reason:
+            logger.debug("mdchunk: %s left out of the chunk index (%s)", pagename, reason)
+            shard.unlink(missing_ok=True)
+            return
+        source = _source_path(app, pagename)
+        title_node = app.env.titles.get(pagename)
+        page = PageInput(
+            html=context["body"],
+            source_path=source,
+            url=app.builder.get_target_uri(pagename),
+            title=title_node.astext() if title_node is not None else pagename,
+            meta=dict(app.env.metadata.get(pagename, {})),
+        )
+        try:
+            result = self.chunker.chunk_page(page)
+        except Exception as error:  # noqa: BLE001 - one bad page must not stop the build
+            logger.warning("mdchunk: cannot be chunked, left out of the index: %s", error,
+                           location=pagename, type="mdchunk", subtype="page")
+            shard.unlink(missing_ok=True)
+            return
+        for warning in result.warnings:
+            logger.warning("mdchunk: %s", warning, location=pagename, type="mdchunk",
+                           subtype="anchor")
+        markdown_file = ""
+        if app.config.mdchunk_write_markdown:
+            html_file = Path(app.builder.get_outfilename(pagename))
+            write_text(html_file.with_suffix(".md"), result.markdown)
+            markdown_file = html_file.with_suffix(".md").relative_to(app.outdir).as_posix()
+        payload = {
+            "fingerprint": self.fingerprint,
+            "markdownFile": markdown_file,
+            "records": [chunk.as_native() for chunk in result.chunks],
+        }
+        write_text(shard, dumps(payload))
+
+    def build_finished(self, app: Sphinx, exception: Exception | None) -> None:
+        """Merge the shards of every current document into the index (main process)."""
+        if self.chunker is None or exception is not None:
+            return
+        folder = Path(app.doctreedir) / _SHARD_FOLDER
+        documents = sorted(app.env.found_docs)
+        current = {_shard_path(app, name) for name in documents}
+        for stale in folder.rglob("*.json") if folder.is_dir() else ():
+            if stale not in current:  # the document was deleted
+                stale.unlink()
+        records: list[dict[str, Any]] = []
+        pages = 0
+        for name in documents:
+            shard = _shard_path(app, name)
+            if not shard.is_file():
+                continue
+            payload = json.loads(shard.read_text(encoding="utf-8"))
+            if payload.get("fingerprint") != self.fingerprint:
+                logger.warning("mdchunk: chunked with other options; rebuild with -E",
+                               location=name, type="mdchunk", subtype="shard")
+                continue
+            pages += bool(payload["records"])
+            records.extend(payload["records"])
+        index = Path(app.outdir) / app.config.mdchunk_output
+        try:
+            write_jsonl(index, records)
+        except OSError as error:
+            raise ExtensionError(f"mdchunk: cannot write the chunk index {index}: {error}") from error
+        oversize = sum(record["flags"]["allowOversize"] for record in records)
+        small = sum(record["flags"]["smallChunk"] for record in records)
+        logger.info("mdchunk: %d pages, %d chunks (%d oversize, %d small) written to %s",
+                    pages, len(records), oversize, small, index)
+
+
+def _shard_path(app: Sphinx, pagename: str) -> Path:
+    return Path(app.doctreedir) / _SHARD_FOLDER / f"{pagename}.json"
+
+
+def _source_path(app: Sphinx, pagename: str) -> str:
+    """The document's source path relative to the source folder (`guide/install.rst`)."""
+    path = Path(app.env.doc2path(pagename))
+    try:
+        return path.relative_to(app.srcdir).as_posix()
+    except ValueError:
+        return f"{pagename}{path.suffix}"
+
+
+def _exclusion(app: Sphinx, pagename: str) -> str:
+    """Why the document is left out of the index ("" when it is not)."""
+    meta: Mapping[str, Any] = app.env.metadata.get(pagename, {})
+    for key in ("mdchunk", "search"):
+        value = meta.get(key)
+        if isinstance(value, Mapping) and value.get("exclude") is True:
+            return f"metadata {key}: {{exclude: true}}"
+    if str(meta.get("mdchunk-exclude", "")).strip().lower() in {"true", "yes", "1"}:
+        return "metadata :mdchunk-exclude: true"
+    source = _source_path(app, pagename)
+    for pattern in app.config.mdchunk_exclude:
+        if fnmatch.fnmatchcase(source, pattern) or fnmatch.fnmatchcase(pagename, pattern):
+            return f"matches mdchunk_exclude pattern {pattern!r}"
+    return ""

@@ -1,0 +1,221 @@
+"""The Sphinx extension on real sphinx-build runs: reST and MyST, html and dirhtml, -j 2,
+incremental builds, config errors and warnings."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+from sphinx.cmd.build import build_main
+
+from tests.conftest import REPO
+from tests.invariants import Index, check_index
+
+EXAMPLE = REPO / "example-site" / "sphinx"
+
+CONF = """\
+project = "Mini"
+extensions = ["sphinx_mdchunk", "myst_parser"]
+html_baseurl = "https://example.org/docs/"
+exclude_patterns = ["_build"]
+"""
+
+PAGES = {
+    "index.rst": """\
+        Mini
+        ====
+
+        Intro paragraph of the mini project, long enough to be a real introduction.
+
+        .. toctree::
+           :glob:
+
+           *
+
+        Install
+        -------
+
+        .. code-block:: python
+           :caption: setup.py
+
+           print("hello")
+
+        .. note:: A note about the install.
+        """,
+    "guide.md": """\
+        ---
+        owner: docs-team
+        tags: [a, b]
+        ---
+        # Guide
+
+        Some *MyST* text.
+
+        ## Part
+
+        More text.
+        """,
+    "other.rst": """\
+        Other
+        =====
+
+        Text of the other page.
+
+        Section
+        -------
+
+        Body of the section.
+        """,
+}
+
+
+def sphinx_build(source: Path, out: Path, *args: str) -> tuple[int, str]:
+    """Run sphinx-build in-process; return its exit code and its warnings."""
+    warnings = out.parent / f"{out.name}-warnings.txt"
+    code = build_main(["-q", "-w", str(warnings), *args, str(source), str(out)])
+    return code, warnings.read_text(encoding="utf-8") if warnings.exists() else ""
+
+
+def make_project(root: Path, pages: dict[str, str] | None = None, conf: str = CONF) -> Path:
+    source = root / "src"
+    source.mkdir(parents=True)
+    (source / "conf.py").write_text(conf, encoding="utf-8")
+    for name, text in (pages or PAGES).items():
+        (source / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    return source
+
+
+@pytest.fixture
+def reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+
+
+@pytest.mark.parametrize("builder", ["html", "dirhtml"])
+def test_mini_project_keeps_every_invariant(tmp_path: Path, builder: str) -> None:
+    source = make_project(tmp_path)
+    code, warnings = sphinx_build(source, tmp_path / "out", "-b", builder, "-W")
+    assert code == 0, warnings
+    index = Index.load(tmp_path / "out")
+    check_index(index, max_tokens=512)
+    urls = {r["pageUrl"] for r in index.records}
+    expected = {"index.html", "guide.html", "other.html"} if builder == "html" else {
+        "", "guide/", "other/"}
+    assert urls == expected
+    guide = next(r for r in index.records if r["parentId"] == "doc:guide")
+    assert guide["metadata"]["sourceFile"] == "guide.md"
+    assert guide["metadata"]["frontMatter"]["owner"] == "docs-team"
+    assert guide["absoluteUrl"].startswith("https://example.org/docs/guide")
+
+
+def test_parallel_build_equals_serial(tmp_path: Path, reproducible: None) -> None:
+    many = {f"page{i}.rst": f"Page {i}\n{'=' * (5 + len(str(i)))}\n\nBody {i}.\n\nSection\n"
+            f"-------\n\n{'Words of the section. ' * 40}\n" for i in range(30)}
+    source = make_project(tmp_path, {**PAGES, **many})
+    assert sphinx_build(source, tmp_path / "serial", "-b", "html", "-j", "1")[0] == 0
+    assert sphinx_build(source, tmp_path / "parallel", "-b", "html", "-j", "2")[0] == 0
+    serial = (tmp_path / "serial" / "chunks.jsonl").read_bytes()
+    assert serial == (tmp_path / "parallel" / "chunks.jsonl").read_bytes()
+    assert serial.count(b"\n") >= 33
+
+
+def test_incremental_build_equals_clean_build(tmp_path: Path, reproducible: None) -> None:
+    source = make_project(tmp_path)
+    out = tmp_path / "out"
+    assert sphinx_build(source, out, "-b", "html")[0] == 0
+    (source / "other.rst").write_text("Other\n=====\n\nRewritten text.\n\nNew\n---\n\nNew body.\n")
+    (source / "guide.md").unlink()
+    assert sphinx_build(source, out, "-b", "html")[0] == 0
+    clean = tmp_path / "clean"
+    shutil.copytree(source, tmp_path / "clean-src")
+    assert sphinx_build(tmp_path / "clean-src", clean, "-b", "html")[0] == 0
+    incremental = (out / "chunks.jsonl").read_text()
+    assert incremental == (clean / "chunks.jsonl").read_text()
+    assert "doc:guide" not in incremental and "Rewritten text." in incremental
+
+
+def test_excluded_documents_are_left_out(tmp_path: Path) -> None:
+    pages = {**PAGES,
+             "secret.rst": ":mdchunk-exclude: true\n\nSecret\n======\n\nHidden.\n",
+             "drafts.rst": "Drafts\n======\n\nNot ready.\n"}
+    source = make_project(tmp_path, pages, CONF + 'mdchunk_exclude = ["drafts.rst"]\n')
+    assert sphinx_build(source, tmp_path / "out", "-b", "html")[0] == 0
+    parents = {r["parentId"] for r in Index.load(tmp_path / "out").records}
+    assert parents == {"doc:index", "doc:guide", "doc:other"}
+
+
+def test_other_builders_write_nothing(tmp_path: Path) -> None:
+    source = make_project(tmp_path)
+    code, _ = sphinx_build(source, tmp_path / "out", "-b", "text")
+    assert code == 0
+    assert not (tmp_path / "out" / "chunks.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("setting", "fragment"),
+    [
+        ("mdchunk_max_tokens = 'big'", "mdchunk_max_tokens = 'big': must be an integer"),
+        ("mdchunk_min_tokens = 900", "mdchunk_min_tokens = 900: must be smaller than max_tokens"),
+        ("mdchunk_overlap_mode = 'both'", "mdchunk_overlap_mode = 'both': must be one of"),
+        ("mdchunk_output = '../x.jsonl'", "mdchunk_output = '../x.jsonl': must be a relative"),
+        ("mdchunk_encoding = 'nope'", "mdchunk_encoding = 'nope': unknown tiktoken encoding"),
+    ],
+)
+def test_bad_config_values_stop_the_build(tmp_path: Path, setting: str, fragment: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    source = make_project(tmp_path, conf=CONF + setting + "\n")
+    code, _ = sphinx_build(source, tmp_path / "out", "-b", "html")
+    assert code != 0
+    assert fragment in capsys.readouterr().err
+    assert not (tmp_path / "out" / "chunks.jsonl").exists()
+
+
+DUPLICATE = """\
+Dup
+===
+
+.. raw:: html
+
+   <h2 id="same">First</h2><p>One.</p><h2 id="same">Second</h2><p>Two.</p>
+"""
+
+
+def test_page_warnings_have_a_location_and_fail_under_W(tmp_path: Path) -> None:
+    source = make_project(tmp_path, {**PAGES, "dup.rst": DUPLICATE})
+    code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html")
+    assert code == 0
+    assert "dup" in warnings and "share the id 'same'" in warnings
+    assert "[mdchunk.anchor]" in warnings
+    code, _ = sphinx_build(source, tmp_path / "strict", "-b", "html", "-W")
+    assert code != 0
+
+
+@pytest.mark.skipif(not (EXAMPLE / "conf.py").exists(), reason="no Sphinx example project")
+@pytest.mark.parametrize("builder", ["html", "dirhtml"])
+def test_example_project_keeps_every_invariant(tmp_path: Path, builder: str) -> None:
+    source = tmp_path / "example"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
+    code, warnings = sphinx_build(source, tmp_path / "out", "-b", builder, "-W")
+    assert code == 0, warnings
+    index = Index.load(tmp_path / "out")
+    check_index(index, max_tokens=512)
+    assert not any(r["parentId"] == "doc:excluded" for r in index.records)
+    assert any(r["flags"]["oversizeReason"] == "code_block_integrity" for r in index.records)
+    for record in index.records:
+        assert "¶" not in record["originalText"]
+    json.dumps(index.records)
+
+
+def test_example_project_parallel_equals_serial(tmp_path: Path, reproducible: None) -> None:
+    if not (EXAMPLE / "conf.py").exists():
+        pytest.skip("no Sphinx example project")
+    source = tmp_path / "example"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
+    assert sphinx_build(source, tmp_path / "one", "-b", "html", "-j", "1")[0] == 0
+    assert sphinx_build(source, tmp_path / "two", "-b", "html", "-j", "2")[0] == 0
+    one = (tmp_path / "one" / "chunks.jsonl").read_bytes()
+    assert one == (tmp_path / "two" / "chunks.jsonl").read_bytes()
+    assert os.path.getsize(tmp_path / "one" / "chunks.jsonl") > 1000
