@@ -13,25 +13,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from html import unescape
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
-import lxml.html
 
 from mdchunk.model import Block, BlockKind, ParsedPage
+
+_Element = lxml.etree._Element
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 #: Elements whose content never reaches chunk text.
 _DROP_TAGS = frozenset(
     {"script", "style", "noscript", "template", "svg", "button", "nav", "iframe", "hr", "head",
-     "form", "select", "textarea", "object", "embed", "canvas", "audio", "video", "meta", "link"}
+     "form", "select", "textarea", "object", "embed", "canvas", "audio", "video", "meta", "link",
+     "title"}
 )
-#: Classes of page chrome (permalinks, copy buttons, line numbers, navigation lists).
+#: Classes of page chrome (permalinks, copy buttons, line numbers, navigation lists) and of
+#: duplicates (MathJax previews repeat the TeX of their script, equation numbers are not TeX).
 _DROP_CLASSES = frozenset(
     {"headerlink", "md-clipboard", "linenos", "linenodiv", "lineno", "footnote-backref", "toc",
      "toctree-wrapper", "md-annotation__index", "md-source-file", "md-tags", "copybtn",
-     "visually-hidden", "screen-reader-text"}
+     "visually-hidden", "screen-reader-text", "MathJax_Preview", "eqno"}
 )
+#: Footnote markers, left out of titles (a heading `Install[^1]` is titled `Install`).
+_REF_CLASSES = frozenset({"footnote-ref", "footnote-reference"})
 _TRANSPARENT_TAGS = frozenset(
     {"div", "section", "article", "main", "aside", "header", "footer", "figure", "body", "html",
      "center", "fieldset", "address", "span", "picture"}
@@ -42,16 +48,30 @@ _BLOCK_TAGS = frozenset(
      "details", "summary", "hr", "body", "center", "fieldset", "address", "menu", "caption",
      "math"}
 )
+_TABLE_PARTS = frozenset({"tr", "thead", "tbody", "tfoot", "caption", "colgroup", "col"})
 _CONTAINERS = frozenset(
     {"list", "item", "admonition", "quote", "definitions", "footnotes", "tabs", "tab"}
 )
+#: Nesting beyond this is written as plain text, so hostile input cannot exhaust the stack
+#: (libxml2 itself stops at 256 levels; real pages stay far below this).
+_MAX_DEPTH = 48
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _MATH_DELIMITERS = re.compile(r"^\s*(?:\\\[|\\\(|\$\$|\$)?(.*?)(?:\\\]|\\\)|\$\$|\$)?\s*$", re.S)
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight)-([\w+#.-]+)$")
+_FOOTNOTE_ID = re.compile(r"^#?fn[:\-_]?")
+#: C0 controls (tab, newlines and form feed aside) and DEL: invisible, and NUL would become
+#: U+FFFD. UTF-8 never uses these bytes inside a multi-byte character.
+_CONTROL_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x20), 0x7F])
+#: libxml2 drops everything after `</html>`; a stray one must not hide the rest of the page.
+_CLOSE_HTML = re.compile(rb"</html\s*>", re.I)
+_PARSER = lxml.etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
 
 
 def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPage:
     """Turn a page's rendered body HTML into its Markdown and blocks.
+
+    Never raises on bad input: unclosed tags, stray `</body>`, control characters and lone
+    surrogates are repaired or dropped the way a browser would show the page.
 
     Arguments:
         html: The page body, as the engine rendered it (not the whole themed page).
@@ -61,19 +81,15 @@ def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPa
     """
     if not html.strip():
         return ParsedPage(markdown="", blocks=())
-    try:
-        root = lxml.html.fragment_fromstring(html, create_parent="div")
-    except (lxml.etree.ParserError, ValueError):
-        root = lxml.html.fragment_fromstring(_strip_bad_chars(html), create_parent="div")
-    base = urljoin(site_url or "/", page_url)
+    data = html.encode("utf-8", "ignore").translate(None, _CONTROL_BYTES)
+    if _CLOSE_HTML.search(data):
+        data = _CLOSE_HTML.sub(b"", data)
+    root = lxml.etree.fromstring(b"<html><body>" + data, _PARSER)
+    site = site_url.rstrip("/") + "/" if site_url else "/"
+    base = urljoin(site, page_url.lstrip("/"))
     writer = _Writer()
     _Renderer(writer, base).render_page(root)
     return writer.finish()
-
-
-def _strip_bad_chars(html: str) -> str:
-    """Drop characters XML cannot hold (NUL, most C0 controls), which lxml refuses."""
-    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "", html)
 
 
 class _Open:
@@ -113,6 +129,7 @@ class _Writer:
     def write(self, text: str) -> None:
         """Append text; every new line gets the current prefix (blank lines its stripped form)."""
         lines = text.split("\n")
+        last = len(lines) - 1
         for index, line in enumerate(lines):
             if index:
                 self._emit("\n")
@@ -122,6 +139,8 @@ class _Writer:
                     self._emit(self.prefix)
                     self.line_start = False
                 self._emit(line)
+            elif 0 < index < last:  # a blank line inside a quote keeps its `>`
+                self._emit(self.prefix.rstrip())
 
     def separate(self, blank: bool) -> None:
         """End the current line; with `blank`, leave one blank line (inside the prefix)."""
@@ -233,12 +252,12 @@ def _with_math(block: Block, located: dict[int, tuple[int, ...]]) -> Block:
     )
 
 
-def _classes(element: lxml.html.HtmlElement) -> set[str]:
+def _classes(element: _Element) -> set[str]:
     value = element.get("class")
     return set(value.split()) if value else set()
 
 
-def _is_dropped(element: lxml.html.HtmlElement) -> bool:
+def _is_dropped(element: _Element) -> bool:
     if element.tag in _DROP_TAGS and not _is_math_script(element):
         return True
     if element.get("data-search-exclude") is not None or element.get("hidden") is not None:
@@ -248,15 +267,20 @@ def _is_dropped(element: lxml.html.HtmlElement) -> bool:
     return not _classes(element).isdisjoint(_DROP_CLASSES)
 
 
-def _is_math_script(element: lxml.html.HtmlElement) -> bool:
+def _is_math_script(element: _Element) -> bool:
     return element.tag == "script" and (element.get("type") or "").startswith("math/tex")
 
 
-def _is_display_math_script(element: lxml.html.HtmlElement) -> bool:
+def _script_tex(script: _Element) -> str:
+    """The TeX of a `math/tex` script: arithmatex writes it HTML-escaped (`&amp;`)."""
+    return unescape(script.text or "")
+
+
+def _is_display_math_script(element: _Element) -> bool:
     return _is_math_script(element) and "mode=display" in (element.get("type") or "")
 
 
-def _code_language(*elements: lxml.html.HtmlElement | None) -> str:
+def _code_language(*elements: _Element | None) -> str:
     for element in elements:
         if element is None:
             continue
@@ -266,7 +290,7 @@ def _code_language(*elements: lxml.html.HtmlElement | None) -> str:
                 return match.group(1)
         language = element.get("data-lang") or element.get("data-language")
         if language:
-            return language
+            return str(language)
     return ""
 
 
@@ -282,20 +306,25 @@ class _Renderer:
         self.w = writer
         self.base_url = base_url
         self.excluded_level = 0  # > 0 while skipping a section marked data-search-exclude
+        self.depth = 0  # nesting of `_children` calls, bounded by _MAX_DEPTH
 
     # -- block level ---------------------------------------------------------------------
 
-    def render_page(self, root: lxml.html.HtmlElement) -> None:
+    def render_page(self, root: _Element) -> None:
         self._children(root, top=True, tight=False)
 
-    def _children(self, element: lxml.html.HtmlElement, *, top: bool, tight: bool,
-                  skip: lxml.html.HtmlElement | None = None) -> None:
+    def _children(self, element: _Element, *, top: bool, tight: bool,
+                  skip: _Element | None = None) -> None:
         """Write the block content of `element`, loose inline text gathered into paragraphs."""
-        inline: list[lxml.html.HtmlElement | str] = []
+        if self.depth >= _MAX_DEPTH:
+            self._paragraph([_plain_text(element)], top=top, tight=tight)
+            return
+        self.depth += 1
+        inline: list[_Element | str] = []
         if element.text:
             inline.append(element.text)
         for child in element:
-            if child is skip or not isinstance(child.tag, str):  # comments, PIs
+            if child is skip or not isinstance(child.tag, str):  # entities
                 pass
             elif child.tag in _BLOCK_TAGS or _is_display_math_script(child):
                 self._paragraph(inline, top=top, tight=tight)
@@ -306,8 +335,9 @@ class _Renderer:
             if child.tail:
                 inline.append(child.tail)
         self._paragraph(inline, top=top, tight=tight)
+        self.depth -= 1
 
-    def _block(self, element: lxml.html.HtmlElement, *, top: bool, tight: bool) -> None:
+    def _block(self, element: _Element, *, top: bool, tight: bool) -> None:
         tag = element.tag
         if tag in _HEADINGS:
             self._heading(element, _HEADINGS[tag], top=top, tight=tight)
@@ -341,11 +371,12 @@ class _Renderer:
             self._footnotes(element, tight=tight)
         elif tag == "dl":
             self._definitions(element, tight=tight)
+        elif "code-block-caption" in classes:
+            pass  # Sphinx: the title of the code block that follows
         else:
             self._children(element, top=top, tight=tight)
 
-    def _heading(self, element: lxml.html.HtmlElement, level: int, *, top: bool, tight: bool
-                 ) -> None:
+    def _heading(self, element: _Element, level: int, *, top: bool, tight: bool) -> None:
         if top:
             if self.excluded_level and level > self.excluded_level:
                 return
@@ -353,18 +384,20 @@ class _Renderer:
             if element.get("data-search-exclude") is not None:
                 self.excluded_level = level
                 return
+        if _is_dropped(element):
+            return
         anchor = _heading_anchor(element)
         text = self._inline([element]).replace("\n", " ") or anchor
         if not text:
             return
         block = self.w.begin("heading", blank=not tight)
         block.level = level
-        block.title = _WS.sub(" ", _plain_text(element)).strip() or text
+        block.title = _title_text(element) or text
         block.anchor = anchor
         self.w.write("#" * level + " " + text)
         self.w.end(block)
 
-    def _paragraph(self, nodes: list[lxml.html.HtmlElement | str], *, top: bool, tight: bool,
+    def _paragraph(self, nodes: list[_Element | str], *, top: bool, tight: bool,
                    own: bool = False) -> None:
         if not nodes or (top and self.excluded_level):
             return
@@ -378,7 +411,7 @@ class _Renderer:
         self.w.write(text)
         self.w.end(block)
 
-    def _list(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+    def _list(self, element: _Element, *, tight: bool) -> None:
         items = [child for child in element if child.tag == "li" and not _is_dropped(child)]
         ordered = element.tag == "ol"
         try:
@@ -401,54 +434,54 @@ class _Renderer:
                 number += 1
         self.w.end(block)
 
-    def _code(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
-        pre = element if element.tag == "pre" else _first(element, ".//td[@class='code']//pre")
-        if pre is None:
-            pre = _first(element, ".//pre")
+    def _code(self, element: _Element, *, tight: bool) -> None:
+        pre, caption = _find_pre(element)
         if pre is None:
             self._children(element, top=False, tight=tight)
             return
-        code = _first(pre, "./code")
-        text = _code_text(code if code is not None else pre)
-        language = _code_language(code, pre, pre.getparent(), element)
-        caption = _first(element, ".//*[@class='filename']")
+        text = _code_text(pre)
+        if not text.strip():
+            return
+        language = _code_language(pre.find("code"), pre, pre.getparent(), element)
         if caption is None:
-            caption = _first(element, "preceding-sibling::*[1][@class='code-block-caption']")
-        title = _WS.sub(" ", caption.text_content()).strip() if caption is not None else ""
+            previous = element.getprevious()
+            if previous is not None and "code-block-caption" in _classes(previous):
+                caption = previous
+        title = _title_text(caption) if caption is not None else ""
         fence = "`" * max(3, _longest_run(text, "`") + 1)
         info = language + (f' title="{title}"' if title else "")
         block = self.w.begin("code", blank=not tight)
         block.language = language
         block.title = title
-        self.w.write(f"{fence}{info}\n{text}\n{fence}" if text else f"{fence}{info}\n{fence}")
+        self.w.write(f"{fence}{info}\n{text}\n{fence}")
         self.w.end(block)
 
-    def _math(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
-        tex = _strip_math(element.text or "" if element.tag == "script" else _plain_text(element))
+    def _math(self, element: _Element, *, tight: bool) -> None:
+        tex = _strip_math(_script_tex(element) if element.tag == "script" else _plain_text(element))
         if not tex:
             return
         block = self.w.begin("math", blank=not tight)
         self.w.write(f"$$\n{tex}\n$$")
         self.w.end(block)
 
-    def _table(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+    def _table(self, element: _Element, *, tight: bool) -> None:
+        for child in element:  # stray blocks in a table: a browser shows them before it
+            if isinstance(child.tag, str) and child.tag not in _TABLE_PARTS:
+                self._block(child, top=False, tight=tight)
         rows: list[list[str]] = []
         aligns: list[str] = []
         has_header = False
-        for row in element.iter("tr"):
-            if _closest(row, "table") is not element:
-                continue
+        for row in _table_rows(element):
             cells = [cell for cell in row if cell.tag in {"td", "th"}]
             if not cells:
                 continue
             if not rows:
                 aligns = [_align(cell) for cell in cells]
-                parent = row.getparent()
-                has_header = (parent is not None and parent.tag == "thead") or all(
+                has_header = row.getparent().tag == "thead" or all(
                     cell.tag == "th" for cell in cells
                 )
             rows.append([_cell_text(self._inline([cell])) for cell in cells])
-        if not rows:
+        if not any(any(row) for row in rows):
             return
         width = max(len(row) for row in rows)
         aligns += ["---"] * (width - len(aligns))
@@ -459,30 +492,36 @@ class _Renderer:
             lines.append("| " + " | ".join(row + [""] * (width - len(row))) + " |")
             if index == 0:
                 lines.append("| " + " | ".join(aligns[:width]) + " |")
-        caption = _first(element, "./caption")
+        caption = element.find("caption")
+        if caption is not None:  # visible text that says what the table holds
+            self._paragraph([caption], top=False, tight=tight, own=True)
         block = self.w.begin("table", blank=not tight)
         if caption is not None:
-            block.title = _WS.sub(" ", caption.text_content()).strip()
+            block.title = _title_text(caption)
         self.w.write("\n".join(lines))
         self.w.end(block)
 
-    def _admonition(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
+    def _admonition(self, element: _Element, *, tight: bool) -> None:
         title_element = next(
             (child for child in element
              if child.tag == "summary" or "admonition-title" in _classes(child)),
             None,
         )
-        title = self._inline([title_element]) if title_element is not None else ""
-        if not title:
-            kinds = sorted(_classes(element) - {"admonition"})
-            title = kinds[0].capitalize() if kinds else ""
-        self._container("admonition", element, title=title, tight=tight, skip=title_element)
+        title, plain = "", ""
+        if title_element is not None:
+            title = self._inline([title_element]).replace("\n", " ")
+            plain = _title_text(title_element)
+        if not title:  # `!!! note ""`: the kind, which the page shows as icon and colour
+            kinds = [name for name in (element.get("class") or "").split() if name != "admonition"]
+            title = plain = kinds[0].capitalize() if kinds else ""
+        self._container("admonition", element, title=title, plain=plain or title, tight=tight,
+                        skip=title_element)
 
-    def _container(self, kind: BlockKind, element: lxml.html.HtmlElement, *, title: str,
-                   tight: bool, skip: lxml.html.HtmlElement | None = None) -> None:
+    def _container(self, kind: BlockKind, element: _Element, *, title: str, tight: bool,
+                   plain: str = "", skip: _Element | None = None) -> None:
         """A quoted container: blockquote, admonition, details (`> **Title**` then the body)."""
         block = self.w.begin(kind, blank=not tight)
-        block.title = title
+        block.title = plain
         outer = self.w.prefix
         self.w.write("> ")
         self.w.prefix = outer + "> "
@@ -493,18 +532,21 @@ class _Renderer:
         self.w.prefix = outer
         self.w.end(block)
 
-    def _tabs(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
-        labels = [label for label in element.iter("label") if _tab_set(label) is element]
-        bodies = [
-            body for body in element.iter("div")
-            if _tab_set(body) is element and "tabbed-block" in _classes(body)
-        ] or [
-            body for body in element.iter("div")
-            if _tab_set(body) is element and "tabbed-content" in _classes(body)
-        ]
+    def _tabs(self, element: _Element, *, tight: bool) -> None:
+        labels: list[_Element] = []
+        bodies: list[_Element] = []
+        for child in element:  # both styles of pymdownx.tabbed, without searching the subtree
+            classes = _classes(child)
+            if child.tag == "label":
+                labels.append(child)
+            elif "tabbed-labels" in classes:
+                labels.extend(label for label in child if label.tag == "label")
+            elif "tabbed-content" in classes:
+                blocks = [body for body in child if "tabbed-block" in _classes(body)]
+                bodies.extend(blocks or [child])
         block = self.w.begin("tabs", blank=not tight)
         for index, body in enumerate(bodies):
-            label = _WS.sub(" ", labels[index].text_content()).strip() if index < len(labels) else ""
+            label = _title_text(labels[index]) if index < len(labels) else ""
             tab = self.w.begin("tab", blank=True)
             tab.title = label
             if label:
@@ -514,15 +556,18 @@ class _Renderer:
             self.w.end(tab)
         self.w.end(block)
 
-    def _footnotes(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
-        notes = [item for item in element.iter("li") if (item.get("id") or "").startswith("fn")]
+    def _footnotes(self, element: _Element, *, tight: bool) -> None:
+        notes = [
+            item for listing in element if listing.tag == "ol"
+            for item in listing if item.tag == "li" and (item.get("id") or "").startswith("fn")
+        ]
         if not notes:
             self._children(element, top=False, tight=tight)
             return
         block = self.w.begin("footnotes", blank=not tight)
         outer = self.w.prefix
         for index, note in enumerate(notes):
-            label = re.sub(r"^fn[:\-_]?", "", note.get("id") or "") or str(index + 1)
+            label = _FOOTNOTE_ID.sub("", note.get("id") or "") or str(index + 1)
             item = self.w.begin("item", blank=True)
             self.w.write(f"[^{label}]: ")
             self.w.prefix = outer + "    "
@@ -531,8 +576,8 @@ class _Renderer:
             self.w.end(item)
         self.w.end(block)
 
-    def _definitions(self, element: lxml.html.HtmlElement, *, tight: bool) -> None:
-        entries: list[list[lxml.html.HtmlElement]] = []
+    def _definitions(self, element: _Element, *, tight: bool) -> None:
+        entries: list[list[_Element]] = []
         for child in element:
             if child.tag == "dt" and (not entries or any(e.tag == "dd" for e in entries[-1])):
                 entries.append([child])
@@ -548,23 +593,29 @@ class _Renderer:
                 if part.tag == "dt":
                     self._paragraph([part], top=False, tight=True, own=True)
                     continue
-                if self.w.filled[-1]:
+                filled = self.w.filled[-1]
+                mark = self.w.mark()
+                if filled:
                     self.w.separate(blank=False)
                 self.w.write(": ")
+                written = self.w.pos
                 self.w.prefix = outer + "  "
                 self.w.filled[-1] = False
                 self._children(part, top=False, tight=True)
                 self.w.prefix = outer
-                self.w.filled[-1] = True
+                if self.w.pos == written:  # an empty definition: take back its marker
+                    self.w.reset(mark)
+                    self.w.filled[-1] = filled
+                else:
+                    self.w.filled[-1] = True
             self.w.end(item)
         self.w.end(block)
 
     # -- inline level --------------------------------------------------------------------
 
-    def _inline(self, nodes: Iterable[lxml.html.HtmlElement | str], *,
-                math: list[str] | None = None) -> str:
+    def _inline(self, nodes: Iterable[_Element | str], *, math: list[str] | None = None) -> str:
         """Inline Markdown of `nodes` (elements are rendered with their content, not tails)."""
-        out = _Inline(self.base_url, math)
+        out = _Inline(self.base_url, math, self.depth)
         for node in nodes:
             if isinstance(node, str):
                 out.text(node)
@@ -579,10 +630,12 @@ class _Renderer:
 class _Inline:
     """Collects the inline Markdown of one paragraph, heading or cell."""
 
-    def __init__(self, base_url: str, math: list[str] | None) -> None:
+    def __init__(self, base_url: str, math: list[str] | None, depth: int) -> None:
         self.parts: list[str] = []
         self.base_url = base_url
         self.math = math
+        self.depth = depth
+        self.lead = False  # the text began with whitespace (dropped here, kept by a wrapper)
 
     def result(self) -> str:
         text = "".join(self.parts)
@@ -590,7 +643,8 @@ class _Inline:
 
     def text(self, text: str) -> None:
         text = _WS.sub(" ", text)
-        if text.startswith(" ") and (not self.parts or self.parts[-1][-1:] in {" ", "\n", ""}):
+        if text.startswith(" ") and (not self.parts or self.parts[-1][-1:] in {" ", "\n"}):
+            self.lead = self.lead or not self.parts
             text = text[1:]
         if text:
             self.parts.append(text)
@@ -599,8 +653,12 @@ class _Inline:
         if text:
             self.parts.append(text)
 
-    def content(self, element: lxml.html.HtmlElement) -> None:
+    def content(self, element: _Element) -> None:
         """The element's children and text, without its own markup and without its tail."""
+        if self.depth >= _MAX_DEPTH:
+            self.text(_plain_text(element))
+            return
+        self.depth += 1
         if element.text:
             self.text(element.text)
         for child in element:
@@ -608,11 +666,12 @@ class _Inline:
                 self.element(child)
             if child.tail:
                 self.text(child.tail)
+        self.depth -= 1
 
-    def element(self, element: lxml.html.HtmlElement) -> None:
+    def element(self, element: _Element) -> None:
         tag = element.tag
         if _is_math_script(element):
-            self._math(element.text or "")
+            self._math(_script_tex(element))
             return
         if _is_dropped(element):
             return
@@ -626,10 +685,7 @@ class _Inline:
         elif tag == "code" or tag in {"kbd", "samp", "tt"}:
             self._code(element)
         elif tag == "img":
-            alt = _WS.sub(" ", element.get("alt") or "").strip()
-            src = element.get("src") or ""
-            if src:
-                self.literal(f"![{alt}]({self._url(src)})")
+            self._image(element)
         elif tag == "a":
             self._link(element)
         elif tag in {"strong", "b"}:
@@ -641,20 +697,29 @@ class _Inline:
         else:
             self.content(element)
 
-    def _wrap(self, element: lxml.html.HtmlElement, marker: str) -> None:
-        inner = _Inline(self.base_url, self.math)
+    def _inner(self, element: _Element) -> _Inline:
+        inner = _Inline(self.base_url, self.math, self.depth)
         inner.content(element)
-        text = inner.result()
-        if not text:
-            return
-        raw = element.text_content()
-        if raw[:1].isspace() and self.parts and self.parts[-1][-1:] not in {" ", "\n"}:
-            self.parts.append(" ")
-        self.literal(f"{marker}{text}{marker}")
-        if raw[-1:].isspace():
+        return inner
+
+    def _around(self, inner: _Inline, markdown: str) -> None:
+        """Append `markdown` made from `inner`, keeping the spaces at its edges outside."""
+        if inner.lead:
+            if not self.parts:
+                self.lead = True
+            elif self.parts[-1][-1:] not in {" ", "\n"}:
+                self.parts.append(" ")
+        self.literal(markdown)
+        if inner.parts and inner.parts[-1][-1:] == " ":
             self.parts.append(" ")
 
-    def _code(self, element: lxml.html.HtmlElement) -> None:
+    def _wrap(self, element: _Element, marker: str) -> None:
+        inner = self._inner(element)
+        text = inner.result()
+        if text:
+            self._around(inner, f"{marker}{text}{marker}")
+
+    def _code(self, element: _Element) -> None:
         text = _code_text(element).replace("\n", " ")
         if not text:
             return
@@ -670,23 +735,30 @@ class _Inline:
                 self.math.append(snippet)
             self.literal(snippet)
 
-    def _link(self, element: lxml.html.HtmlElement) -> None:
+    def _image(self, element: _Element) -> None:
+        alt = _WS.sub(" ", element.get("alt") or "").strip()
+        src = (element.get("src") or "").strip()
+        if src.startswith("data:"):  # inline image data: tokens that mean nothing as text
+            self.text(alt)
+        elif src:
+            self.literal(f"![{alt}]({self._url(src)})")
+
+    def _link(self, element: _Element) -> None:
         href = element.get("href")
-        classes = _classes(element)
-        if "footnote-ref" in classes or (element.getparent() is not None and (
-                element.getparent().get("id") or "").startswith("fnref")):
-            label = (href or "").rsplit(":", 1)[-1].lstrip("#") or element.text_content().strip()
+        parent = element.getparent()
+        if "footnote-ref" in _classes(element) or (
+                parent is not None and (parent.get("id") or "").startswith("fnref")):
+            label = _FOOTNOTE_ID.sub("", href or "") or _WS.sub("", "".join(element.itertext()))
             self.literal(f"[^{label}]")
             return
-        inner = _Inline(self.base_url, self.math)
-        inner.content(element)
+        inner = self._inner(element)
         text = inner.result().replace("\n", " ")
         if not text:
             return
-        if not href or href.startswith("javascript:"):
-            self.literal(text)
-            return
-        self.literal(f"[{text}]({self._url(href)})")
+        if not href or href.strip().startswith("javascript:"):
+            self._around(inner, text)
+        else:
+            self._around(inner, f"[{text}]({self._url(href)})")
 
     def _url(self, href: str) -> str:
         href = href.strip()
@@ -695,15 +767,19 @@ class _Inline:
         return urljoin(self.base_url, href).replace(" ", "%20").replace(")", "%29")
 
 
-def _plain_text(element: lxml.html.HtmlElement) -> str:
+def _plain_text(element: _Element) -> str:
     """Text of `element` without chrome (permalinks, line numbers, hidden parts)."""
     parts: list[str] = []
 
-    def visit(node: lxml.html.HtmlElement) -> None:
+    def visit(node: _Element) -> None:
         if node.text:
             parts.append(node.text)
         for child in node:
-            if isinstance(child.tag, str) and not (_is_dropped(child) and not _is_math_script(child)):
+            if not isinstance(child.tag, str) or _is_dropped(child):
+                pass
+            elif child.tag == "script":  # a math script (others are dropped)
+                parts.append(_script_tex(child))
+            else:
                 visit(child)
             if child.tail:
                 parts.append(child.tail)
@@ -712,33 +788,83 @@ def _plain_text(element: lxml.html.HtmlElement) -> str:
     return "".join(parts)
 
 
-def _code_text(element: lxml.html.HtmlElement) -> str:
-    """The code exactly as written: highlighting spans and line numbers removed."""
+def _title_text(element: _Element) -> str:
+    """A title as plain text on one line: no permalink, footnote marker or hidden part."""
+    parts: list[str] = []
+
+    def visit(node: _Element) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            if (not isinstance(child.tag, str) or _is_dropped(child)
+                    or not _classes(child).isdisjoint(_REF_CLASSES)):
+                pass
+            elif child.tag == "script":
+                parts.append(_script_tex(child))
+            else:
+                visit(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    visit(element)
+    return _WS.sub(" ", "".join(parts)).strip()
+
+
+def _code_text(element: _Element) -> str:
+    """The code exactly as shown: highlighting spans and line numbers removed.
+
+    Like a browser, drops the newline that directly follows `<pre>` and the last newline.
+    """
     text = _plain_text(element)
+    if element.tag == "pre" and (element.text or "").startswith("\n"):
+        text = text[1:]
     return text[:-1] if text.endswith("\n") else text
 
 
-def _heading_anchor(element: lxml.html.HtmlElement) -> str:
+def _find_pre(element: _Element) -> tuple[_Element | None, _Element | None]:
+    """The `<pre>` of a code block and its title (`.filename`), skipping line numbers."""
+    if element.tag == "pre":
+        return element, None
+    caption = None
+    stack = list(reversed(element))
+    while stack:
+        node = stack.pop()
+        if not isinstance(node.tag, str) or _is_dropped(node):
+            continue
+        if node.tag == "pre":
+            return node, caption
+        if caption is None and "filename" in _classes(node):
+            caption = node
+        else:
+            stack.extend(reversed(node))
+    return None, caption
+
+
+def _heading_anchor(element: _Element) -> str:
     """The id a browser scrolls to for this heading (DESIGN.md, Anchors)."""
     own = element.get("id")
     if own:
-        return own
+        return str(own)
     parent = element.getparent()
     if parent is not None and parent.get("id") and next(
         (child for child in parent if isinstance(child.tag, str)), None
     ) is element:
-        return parent.get("id") or ""
+        return str(parent.get("id"))
     for link in element.iter("a"):
         if "headerlink" in _classes(link):
             href = link.get("href") or ""
             if href.startswith("#") and len(href) > 1:
-                return href[1:]
+                return str(href[1:])
     return ""
 
 
-def _first(element: lxml.html.HtmlElement, path: str) -> lxml.html.HtmlElement | None:
-    found = element.xpath(path)
-    return found[0] if found else None
+def _table_rows(table: _Element) -> Iterable[_Element]:
+    """The rows of `table` itself (not of tables nested in its cells), in order."""
+    for child in table:
+        if child.tag == "tr":
+            yield child
+        elif child.tag in {"thead", "tbody", "tfoot"}:
+            yield from (row for row in child if row.tag == "tr")
 
 
 def _longest_run(text: str, char: str) -> int:
@@ -746,21 +872,7 @@ def _longest_run(text: str, char: str) -> int:
     return max((len(run) for run in runs), default=0)
 
 
-def _closest(element: lxml.html.HtmlElement, tag: str) -> lxml.html.HtmlElement | None:
-    parent = element.getparent()
-    while parent is not None and parent.tag != tag:
-        parent = parent.getparent()
-    return parent
-
-
-def _tab_set(element: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
-    parent = element.getparent()
-    while parent is not None and "tabbed-set" not in _classes(parent):
-        parent = parent.getparent()
-    return parent
-
-
-def _align(cell: lxml.html.HtmlElement) -> str:
+def _align(cell: _Element) -> str:
     style = (cell.get("style") or "") + " " + (cell.get("align") or "")
     if "center" in style:
         return ":---:"

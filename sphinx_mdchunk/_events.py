@@ -140,7 +140,8 @@ class MdChunkBuild:
         try:
             write_jsonl(index, records)
         except OSError as error:
-            raise ExtensionError(f"mdchunk: cannot write the chunk index {index}: {error}") from error
+            message = f"mdchunk: cannot write the chunk index {index}: {error}"
+            raise ExtensionError(message) from error
         oversize = sum(record["flags"]["allowOversize"] for record in records)
         small = sum(record["flags"]["smallChunk"] for record in records)
         logger.info("mdchunk: %d pages, %d chunks (%d oversize, %d small) written to %s",

@@ -183,7 +183,7 @@ Dup
 """
 
 
-def test_page_warnings_have_a_location_and_fail_under_W(tmp_path: Path) -> None:
+def test_page_warnings_have_a_location_and_fail_a_strict_build(tmp_path: Path) -> None:
     source = make_project(tmp_path, {**PAGES, "dup.rst": DUPLICATE})
     code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html")
     assert code == 0
