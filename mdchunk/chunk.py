@@ -30,6 +30,22 @@ class Features:
     admonitions: int = 0
     languages: tuple[str, ...] = ()
     """Languages of the code blocks, sorted, without repeats."""
+    heading_levels: tuple[int, ...] = ()
+    """Levels of the page-level headings (not those inside containers), in document order."""
+    ordered_lists: int = 0
+    """Outermost lists (not inside another list) that are numbered."""
+    nested_lists: int = 0
+    """Lists among `lists` that sit inside an item of another list."""
+    nested_items: int = 0
+    """List items that hold more than their text: a sublist, code, a table, more paragraphs."""
+    code_languages: tuple[str, ...] = ()
+    """Language of each code block in document order ("" where the block names none)."""
+    table_rows: int = 0
+    """Body rows of the tables (header rows not counted)."""
+    table_columns: int = 0
+    """Columns of the widest table."""
+    tables_with_header: int = 0
+    """Tables whose first row is a header row."""
 
     def as_dict(self) -> dict[str, Any]:
         """camelCase JSON form."""
@@ -44,6 +60,14 @@ class Features:
             "equationsInline": self.equations_inline,
             "admonitions": self.admonitions,
             "languages": list(self.languages),
+            "headingLevels": list(self.heading_levels),
+            "orderedLists": self.ordered_lists,
+            "nestedLists": self.nested_lists,
+            "nestedItems": self.nested_items,
+            "codeLanguages": list(self.code_languages),
+            "tableRows": self.table_rows,
+            "tableColumns": self.table_columns,
+            "tablesWithHeader": self.tables_with_header,
         }
 
 

@@ -26,6 +26,8 @@ from mdchunk.tree import Section, build_tree
 
 _WORD_START = re.compile(r"(?<=\s)\S")
 _WORD_END = re.compile(r"\S(?=\s)")
+_ORDERED_MARKER = re.compile(r"\d+\. ")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -172,6 +174,7 @@ class _ChunkBuilder:
         self.all_blocks = list(parsed.walk())
         self.all_starts = [block.start for block in self.all_blocks]
         self.newlines = [match.start() for match in re.finditer("\n", self.text)]
+        self.nested_lists, self.nested_items = _nesting(parsed.blocks)
         self.elapsed = elapsed
         self.meta = _plain(dict(page.meta))
 
@@ -278,12 +281,27 @@ class _ChunkBuilder:
     def _features(self, start: int, end: int) -> Features:
         counts: dict[str, int] = {}
         languages: set[str] = set()
-        inline = 0
+        code_languages: list[str] = []
+        inline = ordered = nested_lists = nested_items = 0
+        rows = columns = with_header = 0
         for block in self._overlapping(self.all_blocks, self.all_starts, start, end):
             counts[block.kind] = counts.get(block.kind, 0) + 1
             if block.language:
                 languages.add(block.language)
             inline += sum(1 for offset in block.inline_math if start <= offset < end)
+            if block.kind == "list":
+                nested = id(block) in self.nested_lists
+                nested_lists += nested
+                ordered += not nested and bool(_ORDERED_MARKER.match(self.text, block.start))
+            elif block.kind == "item":
+                nested_items += id(block) in self.nested_items
+            elif block.kind == "code":
+                code_languages.append(block.language)
+            elif block.kind == "table":
+                body_rows, width, header = _table_shape(self.text[block.start : block.end])
+                rows += body_rows
+                columns = max(columns, width)
+                with_header += header
         return Features(
             headings=counts.get("heading", 0),
             paragraphs=counts.get("paragraph", 0),
@@ -295,6 +313,14 @@ class _ChunkBuilder:
             equations_inline=inline,
             admonitions=counts.get("admonition", 0),
             languages=tuple(sorted(languages)),
+            heading_levels=tuple(heading.level for heading in self._headings_in(start, end)),
+            ordered_lists=ordered,
+            nested_lists=nested_lists,
+            nested_items=nested_items,
+            code_languages=tuple(code_languages),
+            table_rows=rows,
+            table_columns=columns,
+            tables_with_header=with_header,
         )
 
     def _tail(self, piece: Piece, budget: int) -> str:
@@ -315,6 +341,38 @@ class _ChunkBuilder:
                 break
             best = text[:end]
         return best
+
+
+def _nesting(blocks: Sequence[Block]) -> tuple[set[int], set[int]]:
+    """Ids of the lists that sit inside another list, and of the list items that hold more than
+    their text (a sublist, code, a table, further paragraphs)."""
+    nested_lists: set[int] = set()
+    nested_items: set[int] = set()
+    stack: list[tuple[Block, bool]] = [(block, False) for block in blocks]
+    while stack:
+        block, in_list = stack.pop()
+        if block.kind == "list":
+            if in_list:
+                nested_lists.add(id(block))
+            for item in block.children:
+                if len(item.children) > 1 or any(c.kind != "paragraph" for c in item.children):
+                    nested_items.add(id(item))
+        inside = in_list or block.kind == "list"
+        stack.extend((child, inside) for child in block.children)
+    return nested_lists, nested_items
+
+
+def _table_shape(table: str) -> tuple[int, int, bool]:
+    """Body rows, columns and whether the header row has text, of a table's Markdown.
+
+    The parser always writes a header row and a delimiter row (an empty header row for a table
+    without one); lines may carry a container prefix (`> `, list indent) before the first `|`.
+    """
+    lines = [line[line.find("|"):] for line in table.split("\n") if "|" in line]
+    if len(lines) < 2:
+        return 0, 0, False
+    columns = len(lines[1].strip().strip("|").split("|"))
+    return len(lines) - 2, columns, bool(_CELL_BORDER.sub("", lines[0]).strip())
 
 
 def _context(title: str, header_path: tuple[str, ...]) -> str:

@@ -1,0 +1,10 @@
+"""The `native` profile: mdchunk's own record (seed 002's names and more), `Chunk.as_native()`."""
+
+from __future__ import annotations
+
+from mdchunk.profiles.base import ChunksLike, Record, chunks_of
+
+
+def native_records(page: ChunksLike) -> list[Record]:
+    """The native records of one page's chunks, in order."""
+    return [chunk.as_native() for chunk in chunks_of(page)]
