@@ -58,7 +58,7 @@ WORDS = st.sampled_from(
 )
 SENTENCE = st.lists(WORDS, min_size=1, max_size=25).map(lambda ws: " ".join(ws) + ".")
 PARAGRAPH = st.lists(SENTENCE, min_size=1, max_size=8).map(" ".join)
-HEADING = st.tuples(st.integers(1, 6), st.lists(WORDS, min_size=1, max_size=5)).map(
+HEADING = st.tuples(st.integers(1, 6), st.lists(WORDS, min_size=1, max_size=12)).map(
     lambda pair: "#" * pair[0] + " " + " ".join(pair[1])
 )
 CODE = st.tuples(
@@ -150,13 +150,13 @@ def _ids(html: str) -> set[str]:
 
 
 def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> None:
-    """A chunk may start or end inside a list item only when the item itself is too large."""
+    """A chunk may start or end inside a list item or a heading only when it is too large."""
     from mdchunk import parse_html
 
     parsed = parse_html(html, page_url=result.url, site_url="https://example.org/")
     assert parsed.markdown == result.markdown
     for block in parsed.walk():
-        if block.kind != "item":
+        if block.kind not in {"item", "heading"}:
             continue
         if count_tokens(parsed.markdown[block.start:block.end]) > max_tokens:
             continue
@@ -269,6 +269,15 @@ def test_sentence_without_end_is_split_between_words_and_flagged() -> None:
     assert all(c.tokens <= 50 for c in result.chunks)
     assert any(c.flags.forced_split for c in result.chunks)
     check_page(result, 50)
+
+
+def test_a_heading_is_never_cut_between_its_words() -> None:
+    heading = "# 0a0a 0a\u00e90a 0a0000 0a0a0a"
+    sentence = " ".join(f"w{i}" for i in range(60)) + "."
+    result = chunk(f"{heading}\n\n{sentence} {sentence}", max_tokens=24, split_level=1,
+                   min_tokens=0)
+    assert result.chunks[0].text == heading
+    check_page(result, 24)
 
 
 def test_text_overlap_prefixes_the_previous_tail() -> None:
