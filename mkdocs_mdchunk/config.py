@@ -11,6 +11,7 @@ from mkdocs.config import config_options as c
 
 from mdchunk.errors import OptionError
 from mdchunk.options import DEFAULT_EMBED_TEMPLATE, ChunkOptions
+from mdchunk.profiles import check_formats
 
 _DEFAULTS = ChunkOptions()
 
@@ -51,7 +52,10 @@ class MdChunkConfig(base.Config):
     embed_template = c.Type(str, default=DEFAULT_EMBED_TEMPLATE)
     """Template of embedText: {context}, {text}, {title}, {breadcrumb}, {section}, {url}."""
     output = _RelativePath(default="chunks.jsonl")
-    """Where the chunk index is written, relative to the site folder."""
+    """Where the native chunk index is written, relative to the site folder."""
+    formats = c.ListOfItems(c.Type(str), default=["native"])
+    """Output formats to write: native, files, hepilot, semantic, flat, markdown_chunker, adr,
+    docsearch (see `mdchunk.profiles`)."""
     write_markdown = c.Type(bool, default=True)
     """Write each page's Markdown beside its HTML (`index.md` next to `index.html`)."""
     exclude = c.ListOfItems(c.Type(str), default=[])
@@ -72,6 +76,7 @@ class MdChunkConfig(base.Config):
         if not failed:
             try:
                 self.chunk_options()
+                check_formats(self.formats)
             except OptionError as error:
                 failed.append((error.option, c.ValidationError(error.message)))
         return failed, warnings

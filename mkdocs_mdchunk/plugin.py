@@ -23,8 +23,9 @@ from mkdocs.structure.pages import Page
 
 from mdchunk.errors import MdChunkError
 from mdchunk.pipeline import Chunker, PageChunks, PageInput
+from mdchunk.profiles import write_profiles
 from mdchunk.tokens import tiktoken_counter
-from mdchunk.writers import write_jsonl, write_text
+from mdchunk.writers import write_text
 from mkdocs_mdchunk.config import MdChunkConfig
 
 log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))
@@ -94,19 +95,21 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if self.config.write_markdown:
             for source, result in self.pages.items():
                 write_text(site / self.markdown_files[source], result.markdown)
-        records = (chunk.as_native() for result in self.pages.values() for chunk in result.chunks)
         index = site / self.config.output
         try:
-            written = write_jsonl(index, records)
-        except OSError as error:
+            written = write_profiles(
+                site, list(self.pages.values()), self.config.formats,
+                output=self.config.output, language=_site_language(config),
+            )
+        except (OSError, MdChunkError) as error:
             raise PluginError(f"mdchunk: cannot write the chunk index {index}: {error}") from error
         chunks = [chunk for result in self.pages.values() for chunk in result.chunks]
         oversize = sum(chunk.flags.allow_oversize for chunk in chunks)
         small = sum(chunk.flags.small_chunk for chunk in chunks)
         log.info(
             "%d pages, %d chunks (%d oversize, %d small) written to %s",
-            sum(bool(result.chunks) for result in self.pages.values()), written, oversize, small,
-            index,
+            sum(bool(result.chunks) for result in self.pages.values()), len(chunks), oversize,
+            small, ", ".join(str(path) for path in written.values()),
         )
 
     def _exclusion(self, page: Page) -> str:
@@ -122,3 +125,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if page.file.inclusion.is_excluded():
             return "draft page"
         return ""
+
+
+def _site_language(config: MkDocsConfig) -> str | None:
+    """The site's natural language: the theme's `language` (Material) or `locale`."""
+    theme = config.theme
+    language = theme.get("language") or getattr(theme, "locale", None)
+    return str(language) if language else None

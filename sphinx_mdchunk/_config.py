@@ -9,6 +9,7 @@ from sphinx.errors import ExtensionError
 
 from mdchunk.errors import OptionError
 from mdchunk.options import ChunkOptions
+from mdchunk.profiles import check_formats
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -22,6 +23,7 @@ WRITER_OPTIONS: dict[str, tuple[Any, tuple[type, ...]]] = {
     "output": ("chunks.jsonl", (str,)),
     "write_markdown": (True, (bool,)),
     "exclude": ([], (list, tuple)),
+    "formats": (["native"], (list, tuple)),
 }
 
 
@@ -65,6 +67,11 @@ def _check_writer_options(config: Config) -> None:
             f"mdchunk_output = {output!r}: must be a relative path inside the output folder, "
             "without '..'"
         )
+    try:
+        check_formats(config.mdchunk_formats)
+    except OptionError as error:
+        raise ExtensionError(f"mdchunk_formats = {config.mdchunk_formats!r}: {error.message}"
+                             ) from error
     for pattern in config.mdchunk_exclude:
         if not isinstance(pattern, str):
             raise ExtensionError(

@@ -21,8 +21,9 @@ from sphinx.util import logging
 
 from mdchunk.errors import MdChunkError
 from mdchunk.pipeline import Chunker, PageInput
+from mdchunk.profiles import check_formats, page_records, write_records
 from mdchunk.tokens import tiktoken_counter
-from mdchunk.writers import dumps, write_jsonl, write_text
+from mdchunk.writers import dumps, write_text
 from sphinx_mdchunk._config import chunk_options
 
 if TYPE_CHECKING:
@@ -66,7 +67,9 @@ class MdChunkBuild:
             raise ExtensionError(f"mdchunk_encoding = {options.encoding!r}: {error}") from error
         site_url = app.config.html_baseurl or ""
         self.chunker = Chunker(options, counter=counter, site_url=site_url)
-        settings = {**options.as_dict(), "site_url": site_url}
+        settings = {**options.as_dict(), "site_url": site_url,
+                    "formats": sorted(app.config.mdchunk_formats),
+                    "language": app.config.language}
         self.fingerprint = hashlib.sha256(
             json.dumps(settings, sort_keys=True).encode()
         ).hexdigest()[:16]
@@ -109,7 +112,13 @@ class MdChunkBuild:
         payload = {
             "fingerprint": self.fingerprint,
             "markdownFile": markdown_file,
-            "records": [chunk.as_native() for chunk in result.chunks],
+            "stats": {
+                "chunks": len(result.chunks),
+                "oversize": sum(chunk.flags.allow_oversize for chunk in result.chunks),
+                "small": sum(chunk.flags.small_chunk for chunk in result.chunks),
+            },
+            "records": page_records(result, app.config.mdchunk_formats,
+                                    language=app.config.language),
         }
         write_text(shard, dumps(payload))
 
@@ -123,8 +132,9 @@ class MdChunkBuild:
         for stale in folder.rglob("*.json") if folder.is_dir() else ():
             if stale not in current:  # the document was deleted
                 stale.unlink()
-        records: list[dict[str, Any]] = []
-        pages = 0
+        formats = check_formats(app.config.mdchunk_formats)
+        records: dict[str, list[dict[str, Any]]] = {name: [] for name in formats}
+        totals = {"pages": 0, "chunks": 0, "oversize": 0, "small": 0}
         for name in documents:
             shard = _shard_path(app, name)
             if not shard.is_file():
@@ -134,18 +144,21 @@ class MdChunkBuild:
                 logger.warning("mdchunk: chunked with other options; rebuild with -E",
                                location=name, type="mdchunk", subtype="shard")
                 continue
-            pages += bool(payload["records"])
-            records.extend(payload["records"])
+            stats = payload["stats"]
+            totals["pages"] += bool(stats["chunks"])
+            for key in ("chunks", "oversize", "small"):
+                totals[key] += stats[key]
+            for format_name in formats:
+                records[format_name].extend(payload["records"][format_name])
         index = Path(app.outdir) / app.config.mdchunk_output
         try:
-            write_jsonl(index, records)
-        except OSError as error:
+            written = write_records(Path(app.outdir), records, output=app.config.mdchunk_output)
+        except (OSError, MdChunkError) as error:
             message = f"mdchunk: cannot write the chunk index {index}: {error}"
             raise ExtensionError(message) from error
-        oversize = sum(record["flags"]["allowOversize"] for record in records)
-        small = sum(record["flags"]["smallChunk"] for record in records)
         logger.info("mdchunk: %d pages, %d chunks (%d oversize, %d small) written to %s",
-                    pages, len(records), oversize, small, index)
+                    totals["pages"], totals["chunks"], totals["oversize"], totals["small"],
+                    ", ".join(str(path) for path in written.values()))
 
 
 def _shard_path(app: Sphinx, pagename: str) -> Path:

@@ -43,6 +43,32 @@ def test_output_and_write_markdown_options(make_site: SiteBuilder) -> None:
     assert not (site / "guide" / "setup" / "index.md").exists()
 
 
+ALL_FORMATS = ["native", "files", "hepilot", "semantic", "flat", "markdown_chunker", "adr",
+               "docsearch"]
+
+
+def test_every_format_is_written_beside_the_site(make_site: SiteBuilder) -> None:
+    import json
+
+    import jsonschema
+
+    from mdchunk.profiles import hepilot_schema
+
+    site = make_site(PAGES, plugin={"formats": ALL_FORMATS})
+    native = Index.load(site).records
+    files = sorted((site / "chunks").glob("*.json"))
+    assert len(files) == len(native)
+    for name in ("hepilot", "semantic", "flat", "markdown_chunker", "adr"):
+        lines = (site / f"chunks.{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(lines) == len(native), name
+    validator = jsonschema.Draft202012Validator(hepilot_schema())
+    for line in (site / "chunks.hepilot.jsonl").read_text(encoding="utf-8").splitlines():
+        validator.validate(json.loads(line))
+    docsearch = json.loads((site / "docsearch.json").read_text(encoding="utf-8"))
+    assert [r["objectID"] for r in docsearch] == [r["id"] for r in native]
+    assert not list(site.rglob("*.tmp"))
+
+
 def test_disabled_plugin_writes_nothing(make_site: SiteBuilder) -> None:
     site = make_site(PAGES, plugin={"enabled": False})
     assert not (site / "chunks.jsonl").exists()
@@ -78,6 +104,7 @@ def test_options_reach_the_records(make_site: SiteBuilder) -> None:
         ({"output": "../outside.jsonl"}, "output", "inside the site folder"),
         ({"output": "/abs/chunks.jsonl"}, "output", "inside the site folder"),
         ({"unknown_option": 1}, "unknown_option", "Unrecognised configuration name"),
+        ({"formats": ["native", "csv"]}, "formats", "unknown format(s) 'csv'; known formats"),
         ({"max_token": 100}, "max_token", "did you mean 'max_tokens'?"),
         ({"encoding": "no_such_encoding"}, "encoding", "unknown tiktoken encoding"),
     ],

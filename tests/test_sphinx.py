@@ -122,6 +122,25 @@ def test_parallel_build_equals_serial(tmp_path: Path, reproducible: None) -> Non
     assert serial.count(b"\n") >= 33
 
 
+def test_every_format_parallel_equals_serial(tmp_path: Path, reproducible: None) -> None:
+    many = {f"p{i}.rst": f"P {i}\n{'=' * (2 + len(str(i)))}\n\n{'Text here. ' * 30}\n"
+            for i in range(20)}
+    formats = ["native", "files", "hepilot", "semantic", "flat", "markdown_chunker", "adr",
+               "docsearch"]
+    source = make_project(tmp_path, {**PAGES, **many},
+                          CONF + f"mdchunk_formats = {formats!r}\n")
+    assert sphinx_build(source, tmp_path / "one", "-b", "html", "-j", "1")[0] == 0
+    assert sphinx_build(source, tmp_path / "two", "-b", "html", "-j", "2")[0] == 0
+    names = ["chunks.jsonl", "chunks.hepilot.jsonl", "chunks.semantic.jsonl",
+             "chunks.flat.jsonl", "chunks.markdown_chunker.jsonl", "chunks.adr.jsonl",
+             "docsearch.json"]
+    for name in names:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    one = sorted(p.name for p in (tmp_path / "one" / "chunks").iterdir())
+    assert one == sorted(p.name for p in (tmp_path / "two" / "chunks").iterdir())
+    assert len(one) == len((tmp_path / "one" / "chunks.jsonl").read_text().splitlines())
+
+
 def test_incremental_build_equals_clean_build(tmp_path: Path, reproducible: None) -> None:
     source = make_project(tmp_path)
     out = tmp_path / "out"
@@ -162,6 +181,7 @@ def test_other_builders_write_nothing(tmp_path: Path) -> None:
         ("mdchunk_overlap_mode = 'both'", "mdchunk_overlap_mode = 'both': must be one of"),
         ("mdchunk_output = '../x.jsonl'", "mdchunk_output = '../x.jsonl': must be a relative"),
         ("mdchunk_encoding = 'nope'", "mdchunk_encoding = 'nope': unknown tiktoken encoding"),
+        ("mdchunk_formats = ['csv']", "mdchunk_formats = ['csv']: unknown format(s) 'csv'"),
     ],
 )
 def test_bad_config_values_stop_the_build(tmp_path: Path, setting: str, fragment: str,

@@ -17,20 +17,21 @@ and `write_profiles` writes the selected ones next to the built site, each file 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from mdchunk.chunk import Chunk
 from mdchunk.errors import OptionError
 from mdchunk.pipeline import PageChunks
 from mdchunk.profiles.adr import adr_record, adr_records
-from mdchunk.profiles.base import ChunksLike, Profile, ProfileSettings, Record
+from mdchunk.profiles.base import ChunksLike, Profile, ProfileSettings, Record, chunks_of
 from mdchunk.profiles.docsearch import docsearch_record, docsearch_records, plain_text
 from mdchunk.profiles.files import (
     FOLDER,
     file_doc_name,
     file_path,
     file_record,
+    files_by_name,
     files_layout,
     files_records,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "SemanticChunk",
     "adr_record",
     "adr_records",
+    "check_formats",
     "chunk_type",
     "content_type",
     "docsearch_record",
@@ -73,6 +75,7 @@ __all__ = [
     "file_doc_name",
     "file_path",
     "file_record",
+    "files_by_name",
     "files_layout",
     "files_records",
     "flat_records",
@@ -82,12 +85,14 @@ __all__ = [
     "markdown_chunker_record",
     "markdown_chunker_records",
     "native_records",
+    "page_records",
     "plain_text",
     "semantic_chunks",
     "semantic_records",
     "to_flat",
     "to_semantic",
     "write_profiles",
+    "write_records",
 ]
 
 _Records = Callable[[Sequence[Chunk], ProfileSettings], list[Record]]
@@ -122,6 +127,63 @@ PROFILES: dict[str, Profile] = {
 """Every output format by name."""
 
 
+def check_formats(formats: Sequence[str]) -> list[str]:
+    """The selected format names without repeats.
+
+    Raises:
+        OptionError: for an unknown format name.
+    """
+    selected = list(dict.fromkeys(formats))
+    unknown = [name for name in selected if name not in PROFILES]
+    if unknown:
+        raise OptionError(
+            "formats",
+            f"unknown format(s) {', '.join(map(repr, unknown))}; known formats: "
+            + ", ".join(PROFILES),
+        )
+    return selected
+
+
+def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None
+                 ) -> dict[str, list[Record]]:
+    """One page's records for each selected format (for `files`: `{"path", "record"}` pairs).
+
+    Engines that chunk pages in worker processes (Sphinx -j N) call this per page and merge
+    the results with `write_records` in the main process.
+    """
+    settings = ProfileSettings(language=language)
+    chunks = chunks_of(page)
+    records: dict[str, list[Record]] = {}
+    for name in check_formats(formats):
+        profile = PROFILES[name]
+        if profile.layout == "files":
+            records[name] = [{"path": file_path(c), "record": file_record(c)} for c in chunks]
+        else:
+            records[name] = profile.records(chunks, settings)
+    return records
+
+
+def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
+                  output: str = "chunks.jsonl") -> dict[str, Path]:
+    """Write the merged records of each format into `site_dir`, each file (or folder) atomically.
+
+    Raises:
+        PageError: when two pages would write the same chunk file (`files`).
+    """
+    written: dict[str, Path] = {}
+    for name, format_records in records.items():
+        profile = PROFILES[name]
+        target = site_dir / (output if name == "native" else profile.target)
+        if profile.layout == "files":
+            write_folder(target, files_by_name(format_records))
+        elif profile.layout == "json":
+            write_json_array(target, format_records)
+        else:
+            write_jsonl(target, format_records)
+        written[name] = target
+    return written
+
+
 def write_profiles(
     site_dir: Path,
     pages: Sequence[PageChunks],
@@ -130,7 +192,7 @@ def write_profiles(
     output: str = "chunks.jsonl",
     language: str | None = None,
 ) -> dict[str, Path]:
-    """Write each selected format into `site_dir`, each file (or folder) atomically.
+    """Write each selected format of `pages` into `site_dir`, each file (or folder) atomically.
 
     Arguments:
         site_dir: The built site's folder.
@@ -146,30 +208,8 @@ def write_profiles(
     Raises:
         OptionError: for an unknown format name (before anything is written).
     """
-    selected = list(dict.fromkeys(formats))
-    unknown = [name for name in selected if name not in PROFILES]
-    if unknown:
-        raise OptionError(
-            "formats",
-            f"unknown format(s) {', '.join(map(repr, unknown))}; known formats: "
-            + ", ".join(PROFILES),
-        )
-    settings = ProfileSettings(language=language)
-    written: dict[str, Path] = {}
-    for name in selected:
-        profile = PROFILES[name]
-        target = site_dir / (output if name == "native" else profile.target)
-        if profile.layout == "files":
-            prefix = profile.target + "/"
-            files = {path.removeprefix(prefix): record
-                     for path, record in files_layout(pages).items()}
-            write_folder(target, files)
-        else:
-            records = (record for page in pages
-                       for record in profile.records(page.chunks, settings))
-            if profile.layout == "json":
-                write_json_array(target, records)
-            else:
-                write_jsonl(target, records)
-        written[name] = target
-    return written
+    merged: dict[str, list[Record]] = {name: [] for name in check_formats(formats)}
+    for page in pages:
+        for name, records in page_records(page, formats, language=language).items():
+            merged[name].extend(records)
+    return write_records(site_dir, merged, output=output)

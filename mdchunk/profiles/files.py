@@ -75,19 +75,30 @@ def files_layout(pages: Iterable[ChunksLike]) -> dict[str, Record]:
         PageError: when two pages have the same docName (`a.md` and `a.rst`), so their chunks
             would share ids and files.
     """
-    layout: dict[str, Record] = {}
-    for page in pages:
-        for chunk in chunks_of(page):
-            path = file_path(chunk)
-            if path in layout:
-                owner = layout[path]["metadata"]["sourceFile"]
-                raise PageError(
-                    chunk.source_file,
-                    f"its chunk file {path} is also written for {owner}: both pages have the "
-                    f"docName {chunk.doc_name!r}",
-                )
-            layout[path] = file_record(chunk)
-    return layout
+    pairs = ({"path": file_path(chunk), "record": file_record(chunk)}
+             for page in pages for chunk in chunks_of(page))
+    return {f"{FOLDER}/{name}": record for name, record in files_by_name(pairs).items()}
+
+
+def files_by_name(pairs: Iterable[Record]) -> dict[str, Record]:
+    """`{"path", "record"}` pairs as name inside the folder -> record.
+
+    Raises:
+        PageError: when two pages would write the same file.
+    """
+    files: dict[str, Record] = {}
+    for pair in pairs:
+        name = pair["path"].removeprefix(f"{FOLDER}/")
+        if name in files:
+            owner = files[name]["metadata"]["sourceFile"]
+            record = pair["record"]
+            raise PageError(
+                record["metadata"]["sourceFile"],
+                f"its chunk file {pair['path']} is also written for {owner}: both pages have "
+                f"the docName {record['parentId'].removeprefix('doc:')!r}",
+            )
+        files[name] = pair["record"]
+    return files
 
 
 def _ambiguous(segment: str) -> bool:
