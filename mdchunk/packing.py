@@ -178,14 +178,14 @@ class Packer:
         ]
         bounds = [lead, *cuts, unit.end]
         pieces: list[Piece] = []
+        if lead < unit.start and self.tokens(lead, bounds[1]) > self.budget:
+            # The glued heading and the first sentence do not fit together: the heading
+            # stands alone rather than being cut between its words.
+            pieces.append(Piece(lead, unit.start, section))
+            bounds[0] = unit.start
         current: tuple[int, int, int] | None = None
         for start, end in itertools.pairwise(bounds):
             estimate = self.tokens(start, end)
-            if start == lead < unit.start and estimate > self.budget:
-                # The glued heading and the first sentence do not fit together: the heading
-                # stands alone rather than being cut between its words.
-                pieces.append(Piece(lead, unit.start, section))
-                start, estimate = unit.start, self.tokens(unit.start, end)
             if current is not None:
                 if self._fits(current[0], end, current[2] + estimate):
                     current = (current[0], end, current[2] + estimate)
