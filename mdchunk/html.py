@@ -17,10 +17,9 @@ from html import unescape
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
+from lxml.etree import _Element
 
 from mdchunk.model import Block, BlockKind, ParsedPage
-
-_Element = lxml.etree._Element
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 #: Elements whose content never reaches chunk text.
@@ -49,6 +48,8 @@ _BLOCK_TAGS = frozenset(
      "math"}
 )
 _TABLE_PARTS = frozenset({"tr", "thead", "tbody", "tfoot", "caption", "colgroup", "col"})
+#: Children that make a list item or definition loose (Python-Markdown wraps text in `<p>`).
+_LOOSE_TAGS = frozenset({"p", "pre", "div", "blockquote", "table"})
 _CONTAINERS = frozenset(
     {"list", "item", "admonition", "quote", "definitions", "footnotes", "tabs", "tab"}
 )
@@ -58,6 +59,9 @@ _MAX_DEPTH = 48
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _MATH_DELIMITERS = re.compile(r"^\s*(?:\\\[|\\\(|\$\$|\$)?(.*?)(?:\\\]|\\\)|\$\$|\$)?\s*$", re.S)
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight)-([\w+#.-]+)$")
+#: Text at a line start that a Markdown reader would take for a code fence or display math
+#: (a fence Python-Markdown did not recognise stays text): it gets a backslash.
+_FENCE_LIKE = re.compile(r"^(?=`{3}|~{3}|\$\$[ \t]*$)", re.M)
 _FOOTNOTE_ID = re.compile(r"^#?fn[:\-_]?")
 #: C0 controls (tab, newlines and form feed aside) and DEL: invisible, and NUL would become
 #: U+FFFD. UTF-8 never uses these bytes inside a multi-byte character.
@@ -387,12 +391,13 @@ class _Renderer:
         if _is_dropped(element):
             return
         anchor = _heading_anchor(element)
-        text = self._inline([element]).replace("\n", " ") or anchor
+        itself = f"#{anchor}" if anchor else ""
+        text = self._inline([element], itself=itself).replace("\n", " ") or anchor
         if not text:
             return
         block = self.w.begin("heading", blank=not tight)
         block.level = level
-        block.title = _title_text(element) or text
+        block.title = _title_text(element, itself=itself) or text
         block.anchor = anchor
         self.w.write("#" * level + " " + text)
         self.w.end(block)
@@ -405,6 +410,8 @@ class _Renderer:
         text = self._inline(nodes, math=math)
         if not text:
             return
+        if "```" in text or "~~~" in text or "$$" in text:
+            text = _FENCE_LIKE.sub("\\\\", text)
         block = self.w.begin("paragraph", blank=not tight)
         block.prose = True
         block.math = math
@@ -418,9 +425,7 @@ class _Renderer:
             number = int(element.get("start") or 1)
         except ValueError:
             number = 1
-        loose = any(
-            sub.tag in {"p", "pre", "div", "blockquote", "table"} for item in items for sub in item
-        )
+        loose = any(_is_loose(item) for item in items)
         block = self.w.begin("list", blank=not tight)
         outer = self.w.prefix
         for item in items:
@@ -601,7 +606,7 @@ class _Renderer:
                 written = self.w.pos
                 self.w.prefix = outer + "  "
                 self.w.filled[-1] = False
-                self._children(part, top=False, tight=True)
+                self._children(part, top=False, tight=not _is_loose(part))
                 self.w.prefix = outer
                 if self.w.pos == written:  # an empty definition: take back its marker
                     self.w.reset(mark)
@@ -613,9 +618,13 @@ class _Renderer:
 
     # -- inline level --------------------------------------------------------------------
 
-    def _inline(self, nodes: Iterable[_Element | str], *, math: list[str] | None = None) -> str:
-        """Inline Markdown of `nodes` (elements are rendered with their content, not tails)."""
-        out = _Inline(self.base_url, math, self.depth)
+    def _inline(self, nodes: Iterable[_Element | str], *, math: list[str] | None = None,
+                itself: str = "") -> str:
+        """Inline Markdown of `nodes` (elements are rendered with their content, not tails).
+
+        `itself` is a heading's own `#anchor`: links to it are permalinks or toc anchorlinks.
+        """
+        out = _Inline(self.base_url, math, self.depth, itself)
         for node in nodes:
             if isinstance(node, str):
                 out.text(node)
@@ -630,11 +639,13 @@ class _Renderer:
 class _Inline:
     """Collects the inline Markdown of one paragraph, heading or cell."""
 
-    def __init__(self, base_url: str, math: list[str] | None, depth: int) -> None:
+    def __init__(self, base_url: str, math: list[str] | None, depth: int,
+                 itself: str = "") -> None:
         self.parts: list[str] = []
         self.base_url = base_url
         self.math = math
         self.depth = depth
+        self.itself = itself
         self.lead = False  # the text began with whitespace (dropped here, kept by a wrapper)
 
     def result(self) -> str:
@@ -690,15 +701,23 @@ class _Inline:
             self._link(element)
         elif tag in {"strong", "b"}:
             self._wrap(element, "**")
-        elif tag in {"em", "i", "cite", "dfn", "var"}:
-            self._wrap(element, "*")
+        elif tag in {"em", "i", "cite", "dfn", "var"} and "sig-param" not in classes:
+            self._wrap(element, "*")  # (Sphinx sets signature parameters in <em>: not emphasis)
         elif tag in {"del", "s", "strike"}:
             self._wrap(element, "~~")
+        elif tag in _BLOCK_TAGS or tag in {"li", "dt", "dd", "td", "th", "tr"}:
+            self._gap()  # blocks inside a table cell or title: keep their words apart
+            self.content(element)
+            self._gap()
         else:
             self.content(element)
 
+    def _gap(self) -> None:
+        if self.parts and self.parts[-1][-1:] not in {" ", "\n"}:
+            self.parts.append(" ")
+
     def _inner(self, element: _Element) -> _Inline:
-        inner = _Inline(self.base_url, self.math, self.depth)
+        inner = _Inline(self.base_url, self.math, self.depth, self.itself)
         inner.content(element)
         return inner
 
@@ -738,8 +757,8 @@ class _Inline:
     def _image(self, element: _Element) -> None:
         alt = _WS.sub(" ", element.get("alt") or "").strip()
         src = (element.get("src") or "").strip()
-        if src.startswith("data:"):  # inline image data: tokens that mean nothing as text
-            self.text(alt)
+        if src.startswith("data:") or any("emoji" in name for name in _classes(element)):
+            self.text(alt)  # inline image data means nothing as text; an emoji is its alt
         elif src:
             self.literal(f"![{alt}]({self._url(src)})")
 
@@ -755,7 +774,10 @@ class _Inline:
         text = inner.result().replace("\n", " ")
         if not text:
             return
-        if not href or href.strip().startswith("javascript:"):
+        if self.itself and href == self.itself:  # a heading's link to itself: no link
+            if _has_words(text):  # toc's anchorlink, around the title (a permalink is a symbol)
+                self._around(inner, text)
+        elif not href or href.strip().startswith("javascript:"):
             self._around(inner, text)
         else:
             self._around(inner, f"[{text}]({self._url(href)})")
@@ -788,11 +810,13 @@ def _plain_text(element: _Element) -> str:
     return "".join(parts)
 
 
-def _title_text(element: _Element) -> str:
-    """A title as plain text on one line: no permalink, footnote marker or hidden part."""
-    parts: list[str] = []
+def _title_text(element: _Element, *, itself: str = "") -> str:
+    """A title as plain text on one line: no permalink, footnote marker or hidden part.
 
-    def visit(node: _Element) -> None:
+    `itself` is a heading's own `#anchor`; a link to it that holds no words is a permalink.
+    """
+
+    def visit(node: _Element, parts: list[str]) -> list[str]:
         if node.text:
             parts.append(node.text)
         for child in node:
@@ -801,13 +825,26 @@ def _title_text(element: _Element) -> str:
                 pass
             elif child.tag == "script":
                 parts.append(_script_tex(child))
+            elif itself and child.tag == "a" and child.get("href") == itself:
+                words = "".join(visit(child, []))
+                if _has_words(words):
+                    parts.append(words)
             else:
-                visit(child)
+                visit(child, parts)
             if child.tail:
                 parts.append(child.tail)
+        return parts
 
-    visit(element)
-    return _WS.sub(" ", "".join(parts)).strip()
+    return _WS.sub(" ", "".join(visit(element, []))).strip()
+
+
+def _is_loose(item: _Element) -> bool:
+    """True when a list item or definition holds blocks (`<p>`...): blank lines between them."""
+    return any(child.tag in _LOOSE_TAGS for child in item)
+
+
+def _has_words(text: str) -> bool:
+    return any(char.isalnum() for char in text)
 
 
 def _code_text(element: _Element) -> str:
@@ -826,7 +863,7 @@ def _find_pre(element: _Element) -> tuple[_Element | None, _Element | None]:
     if element.tag == "pre":
         return element, None
     caption = None
-    stack = list(reversed(element))
+    stack: list[_Element] = list(reversed(element))
     while stack:
         node = stack.pop()
         if not isinstance(node.tag, str) or _is_dropped(node):
