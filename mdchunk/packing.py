@@ -161,7 +161,8 @@ class Packer:
         unit fits alone, the lead becomes a piece of its own rather than the unit being cut.
         """
         if lead < unit.start and self.tokens(unit.start, unit.end) <= self.budget:
-            return [Piece(lead, unit.start, section), Piece(unit.start, unit.end, section)]
+            return [self._lead_piece(lead, unit.start, section),
+                    Piece(unit.start, unit.end, section)]
         if unit.children and not unit.atomic:
             return self._split_units(unit.children, section, lead)
         if unit.prose:
@@ -181,7 +182,7 @@ class Packer:
         if lead < unit.start and self.tokens(lead, bounds[1]) > self.budget:
             # The glued heading and the first sentence do not fit together: the heading
             # stands alone rather than being cut between its words.
-            pieces.append(Piece(lead, unit.start, section))
+            pieces.append(self._lead_piece(lead, unit.start, section))
             bounds[0] = unit.start
         current: tuple[int, int, int] | None = None
         for start, end in itertools.pairwise(bounds):
@@ -199,6 +200,12 @@ class Packer:
         if current is not None:
             pieces.append(Piece(current[0], current[1], section))
         return pieces
+
+    def _lead_piece(self, start: int, end: int, section: Section) -> Piece:
+        """Headings set apart from what follows them; one larger than the budget is kept whole
+        (a heading cut in two is no heading) and flagged."""
+        too_large = self.tokens(start, end) > self.budget
+        return Piece(start, end, section, oversize_reason="block_integrity" if too_large else "")
 
     def _split_words(self, start: int, end: int, section: Section) -> list[Piece]:
         """Cut a sentence too large for the budget at the last word gap that fits, repeatedly."""
