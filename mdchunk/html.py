@@ -310,6 +310,7 @@ class _Renderer:
         self.w = writer
         self.base_url = base_url
         self.excluded_level = 0  # > 0 while skipping a section marked data-search-exclude
+        self.section_level = 0  # level of the last top-level heading (API objects go below)
         self.depth = 0  # nesting of `_children` calls, bounded by _MAX_DEPTH
 
     # -- block level ---------------------------------------------------------------------
@@ -371,8 +372,13 @@ class _Renderer:
             self._admonition(element, tight=tight)
         elif "tabbed-set" in classes:
             self._tabs(element, tight=tight)
+        elif classes & {"footnote-list", "citation-list"}:
+            self._notes(element, tight=tight)
         elif classes & {"footnote", "footnotes"}:
             self._footnotes(element, tight=tight)
+        elif tag == "dl" and any("sig-object" in _classes(child) for child in element
+                                 if child.tag == "dt"):
+            self._api_objects(element, top=top, tight=tight)
         elif tag == "dl":
             self._definitions(element, tight=tight)
         elif "code-block-caption" in classes:
@@ -395,6 +401,8 @@ class _Renderer:
         text = self._inline([element], itself=itself).replace("\n", " ") or anchor
         if not text:
             return
+        if top:
+            self.section_level = level
         block = self.w.begin("heading", blank=not tight)
         block.level = level
         block.title = _title_text(element, itself=itself) or text
@@ -402,6 +410,47 @@ class _Renderer:
         self.w.write("#" * level + " " + text)
         self.w.end(block)
 
+    def _api_objects(self, element: _Element, *, top: bool, tight: bool) -> None:
+        """Sphinx object descriptions (`dl.py`, `dl.c`, ... from autodoc or domain directives).
+
+        Each signature with an id is a heading one level below its section, anchored at the
+        `dt` id and titled with the object's name, so a chunk about a function links to it and
+        its headerPath ends with the function's name. Nested objects (methods of a class) go
+        one level deeper.
+        """
+        outer = self.section_level
+        level = min(outer + 1, 6)
+        for child in element:
+            if child.tag == "dt":
+                self._signature(child, level, tight=tight)
+            elif child.tag == "dd":
+                self.section_level = level
+                self._children(child, top=top, tight=tight)
+                self.section_level = outer
+
+    def _signature(self, element: _Element, level: int, *, tight: bool) -> None:
+        signature = _WS.sub(" ", _plain_text(element)).strip()
+        if not signature:
+            return
+        ticks = "`" * (_longest_run(signature, "`") + 1)
+        pad = " " if signature.startswith("`") or signature.endswith("`") else ""
+        code = f"{ticks}{pad}{signature}{pad}{ticks}"
+        anchor = element.get("id") or ""
+        if not anchor:  # :no-index: objects have no id: a paragraph, not a section
+            block = self.w.begin("paragraph", blank=not tight)
+            block.prose = True
+            self.w.write(code)
+            self.w.end(block)
+            return
+        names = element.xpath(".//*[contains(concat(' ', @class, ' '), ' sig-prename ') or "
+                              "contains(concat(' ', @class, ' '), ' sig-name ')]")
+        title = "".join(_plain_text(name) for name in names).strip() or signature
+        block = self.w.begin("heading", blank=not tight)
+        block.level = level
+        block.title = _WS.sub(" ", title)
+        block.anchor = anchor
+        self.w.write("#" * level + " " + code)
+        self.w.end(block)
     def _paragraph(self, nodes: list[_Element | str], *, top: bool, tight: bool,
                    own: bool = False) -> None:
         if not nodes or (top and self.excluded_level):
@@ -425,7 +474,8 @@ class _Renderer:
             number = int(element.get("start") or 1)
         except ValueError:
             number = 1
-        loose = any(_is_loose(item) for item in items)
+        # Sphinx marks compact lists `simple` (their items still wrap text in <p>).
+        loose = "simple" not in _classes(element) and any(_is_loose(item) for item in items)
         block = self.w.begin("list", blank=not tight)
         outer = self.w.prefix
         for item in items:
@@ -581,6 +631,22 @@ class _Renderer:
             self.w.end(item)
         self.w.end(block)
 
+    def _notes(self, element: _Element, *, tight: bool) -> None:
+        """docutils footnotes and citations (`aside.footnote`, `div.citation`): `[^label]: ...`."""
+        notes = [child for child in element if _classes(child) & {"footnote", "citation"}]
+        block = self.w.begin("footnotes", blank=not tight)
+        outer = self.w.prefix
+        for note in notes:
+            label_element = next((c for c in note if "label" in _classes(c)), None)
+            label = _note_label(_plain_text(label_element) if label_element is not None else "")
+            item = self.w.begin("item", blank=True)
+            self.w.write(f"[^{label or note.get('id') or '?'}]: ")
+            self.w.prefix = outer + "    "
+            self._children(note, top=False, tight=False, skip=label_element)
+            self.w.prefix = outer
+            self.w.end(item)
+        self.w.end(block)
+
     def _definitions(self, element: _Element, *, tight: bool) -> None:
         entries: list[list[_Element]] = []
         for child in element:
@@ -705,6 +771,9 @@ class _Inline:
             self._wrap(element, "*")  # (Sphinx sets signature parameters in <em>: not emphasis)
         elif tag in {"del", "s", "strike"}:
             self._wrap(element, "~~")
+        elif "classifier" in classes:  # docutils: `term : classifier`, the colon is CSS
+            self.literal(" : ")
+            self.content(element)
         elif tag in _BLOCK_TAGS or tag in {"li", "dt", "dd", "td", "th", "tr"}:
             self._gap()  # blocks inside a table cell or title: keep their words apart
             self.content(element)
@@ -769,6 +838,9 @@ class _Inline:
                 parent is not None and (parent.get("id") or "").startswith("fnref")):
             label = _FOOTNOTE_ID.sub("", href or "") or _WS.sub("", "".join(element.itertext()))
             self.literal(f"[^{label}]")
+            return
+        if "footnote-reference" in _classes(element):  # docutils: the visible label, [1]
+            self.literal(f"[^{_note_label(''.join(element.itertext()))}]")
             return
         inner = self._inner(element)
         text = inner.result().replace("\n", " ")
@@ -841,6 +913,11 @@ def _title_text(element: _Element, *, itself: str = "") -> str:
 def _is_loose(item: _Element) -> bool:
     """True when a list item or definition holds blocks (`<p>`...): blank lines between them."""
     return any(child.tag in _LOOSE_TAGS for child in item)
+
+
+def _note_label(text: str) -> str:
+    """A docutils footnote or citation label without its brackets: `[1]` -> `1`."""
+    return _WS.sub("", text).strip("[]")
 
 
 def _has_words(text: str) -> bool:

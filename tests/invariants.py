@@ -173,6 +173,13 @@ def check_anchors(records: list[dict[str, Any]], page: lxml.html.HtmlElement) ->
                 holder = holder.getparent()
             if holder.getnext() is not None:
                 target = holder.getnext()
+        if target.tag == "dt":  # a documented API object: titled with its (qualified) name
+            names = target.xpath(".//*[contains(concat(' ', @class, ' '), ' sig-prename ') or "
+                                 "contains(concat(' ', @class, ' '), ' sig-name ')]")
+            title = "".join(name.text_content() for name in names).strip()
+            position = record["headerSlugs"].index(slug)
+            assert title == record["headerPath"][position], record["url"]
+            continue
         if target.tag not in {"h1", "h2", "h3", "h4", "h5", "h6"}:
             headings = target.xpath("./*[self::h1 or self::h2 or self::h3 or self::h4 or "
                                     "self::h5 or self::h6][1]")

@@ -895,9 +895,11 @@ definition">¶</a></dt>
 def test_sphinx_signature_parameters_are_not_emphasis() -> None:
     page = checked(parse_html(SPHINX_SIGNATURES))
     assert page.markdown == (
-        "reload(*, validate_only: bool) → bool\n"
-        ": Ask the agent to *re-read* its configuration.\n\n  Returns true when valid."
+        "# `reload(*, validate_only: bool) → bool`\n\n"
+        "Ask the agent to *re-read* its configuration.\n\nReturns true when valid."
     )
+    [heading] = walk(page, "heading")
+    assert (heading.title, heading.anchor) == ("reload", "api.Client.reload")
 
 
 def test_empty_definition_writes_no_marker() -> None:
@@ -1212,3 +1214,69 @@ def test_property_random_documents(document: tuple[str, list[str], dict[str, Any
 def test_property_tag_soup_never_raises(html: str) -> None:
     page = parse_html(html)
     assert_invariants(page)
+
+
+# -- Sphinx (docutils 0.22 / Sphinx 9 markup, as sphinx-build renders it) --------------------
+
+SPHINX_API = html_fixture("sphinx-api", """
+<section id="api"><h2>API<a class="headerlink" href="#api">¶</a></h2>
+<dl class="py class">
+<dt class="sig sig-object py" id="beacon.Client"><em class="property"><span class="pre">class</span>
+</em><span class="sig-prename descclassname"><span class="pre">beacon.</span></span><span
+class="sig-name descname"><span class="pre">Client</span></span><a class="headerlink"
+href="#beacon.Client">¶</a></dt>
+<dd><p>A client.</p>
+<dl class="py method">
+<dt class="sig sig-object py" id="beacon.Client.status"><span class="sig-name descname"><span
+class="pre">status</span></span><span class="sig-paren">(</span><em class="sig-param"><span
+class="n"><span class="pre">verbose</span></span></em><span class="sig-paren">)</span><a
+class="headerlink" href="#beacon.Client.status">¶</a></dt>
+<dd><p>Status of the agent.</p></dd></dl>
+</dd></dl>
+<dl class="py function"><dt class="sig sig-object py"><span class="sig-name descname">noindex</span>
+</dt><dd><p>Not indexed.</p></dd></dl>
+</section>
+""")
+
+
+def test_sphinx_api_objects_become_headings_below_their_section() -> None:
+    page = checked(parse_html(SPHINX_API, page_url="api.html"))
+    headings = [(b.level, b.title, b.anchor) for b in walk(page, "heading")]
+    assert headings == [(2, "API", "api"), (3, "beacon.Client", "beacon.Client"),
+                        (4, "status", "beacon.Client.status")]
+    assert "### `class beacon.Client`" in page.markdown
+    assert "#### `status(verbose)`" in page.markdown
+    assert "`noindex`\n\nNot indexed." in page.markdown  # no id: a paragraph, not a section
+    assert "*verbose*" not in page.markdown and "¶" not in page.markdown
+
+
+SPHINX_NOTES = html_fixture("sphinx-notes", """
+<p>TLS by default <a class="footnote-reference brackets" href="#id8" id="id4"
+role="doc-noteref"><span class="fn-bracket">[</span>1<span class="fn-bracket">]</span></a>.</p>
+<aside class="footnote-list brackets">
+<aside class="footnote brackets" id="id8" role="doc-footnote">
+<span class="label"><span class="fn-bracket">[</span><a role="doc-backlink"
+href="#id4">1</a><span class="fn-bracket">]</span></span>
+<p>The only exception is stdout.</p>
+</aside></aside>
+<div role="list" class="citation-list">
+<div class="citation" id="rfc8996" role="doc-biblioentry">
+<span class="label"><span class="fn-bracket">[</span><a role="doc-backlink"
+href="#id7">RFC8996</a><span class="fn-bracket">]</span></span>
+<p>K. Moriarty, <em>Deprecating TLS 1.0</em>.</p>
+</div></div>
+<dl class="simple"><dt>glob<span class="classifier">pattern</span></dt><dd><p>A pattern.</p></dd>
+</dl>
+<ul class="simple"><li><p>one</p></li><li><p>two</p></li></ul>
+""")
+
+
+def test_sphinx_footnotes_citations_classifiers_and_simple_lists() -> None:
+    page = checked(parse_html(SPHINX_NOTES, page_url="c.html"))
+    assert page.markdown == (
+        "TLS by default [^1].\n\n"
+        "[^1]: The only exception is stdout.\n\n"
+        "[^RFC8996]: K. Moriarty, *Deprecating TLS 1.0*.\n\n"
+        "glob : pattern\n: A pattern.\n\n"
+        "- one\n- two"
+    )

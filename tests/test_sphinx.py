@@ -229,6 +229,31 @@ def test_example_project_keeps_every_invariant(tmp_path: Path, builder: str) -> 
     json.dumps(index.records)
 
 
+def test_api_objects_are_anchors_below_their_section(tmp_path: Path) -> None:
+    if not (EXAMPLE / "conf.py").exists():
+        pytest.skip("no Sphinx example project")
+    source = tmp_path / "example"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
+    conf = source / "conf.py"
+    conf.write_text(conf.read_text() + "\nmdchunk_max_tokens = 160\nmdchunk_min_tokens = 10\n")
+    code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html", "-W")
+    assert code == 0, warnings
+    index = Index.load(tmp_path / "out")
+    check_index(index, max_tokens=160)
+    api: dict[str, dict[str, object]] = {}
+    for record in index.records:  # the first chunk of each section
+        if record["parentId"] == "doc:api":
+            api.setdefault(record["sectionSlug"], record)
+    parse = api["beacon_api.parse"]
+    assert parse["headerPath"][-1] == "beacon_api.parse"
+    assert parse["url"] == "api.html#beacon_api.parse"
+    assert parse["headerDepths"][-1] == parse["headerDepths"][-2] + 1
+    assert parse["originalText"].startswith("### `beacon_api.parse(")
+    assert "c.beacon_parse" in api
+    methods = [r for r in api.values() if r["sectionSlug"].startswith("beacon_api.Client.")]
+    assert methods and all(r["headerPath"][-2] == "beacon_api.Client" for r in methods)
+
+
 def test_example_project_parallel_equals_serial(tmp_path: Path, reproducible: None) -> None:
     if not (EXAMPLE / "conf.py").exists():
         pytest.skip("no Sphinx example project")
