@@ -206,7 +206,6 @@ class _ChunkBuilder:
         small = (
             tokens < self.options.min_tokens
             and not piece.oversize_reason
-            and total > 1
             and _structurally_weak(text, self._headings_in(start, end))
         )
         flags = Flags(

@@ -92,7 +92,7 @@ class MdChunkBuild:
             source_path=source,
             url=app.builder.get_target_uri(pagename),
             title=title_node.astext() if title_node is not None else pagename,
-            meta=dict(app.env.metadata.get(pagename, {})),
+            meta=_metadata(app.env.metadata.get(pagename, {})),
         )
         try:
             result = self.chunker.chunk_page(page)
@@ -188,3 +188,16 @@ def _exclusion(app: Sphinx, pagename: str) -> str:
         if fnmatch.fnmatchcase(source, pattern) or fnmatch.fnmatchcase(pagename, pattern):
             return f"matches mdchunk_exclude pattern {pattern!r}"
     return ""
+
+
+def _metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The document's metadata; MyST stores front matter lists and tables as JSON text."""
+    plain: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if isinstance(value, str) and value[:1] in {"[", "{"}:
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
+        plain[key] = value
+    return plain

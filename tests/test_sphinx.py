@@ -108,6 +108,7 @@ def test_mini_project_keeps_every_invariant(tmp_path: Path, builder: str) -> Non
     guide = next(r for r in index.records if r["parentId"] == "doc:guide")
     assert guide["metadata"]["sourceFile"] == "guide.md"
     assert guide["metadata"]["frontMatter"]["owner"] == "docs-team"
+    assert guide["metadata"]["frontMatter"]["tags"] == ["a", "b"]
     assert guide["absoluteUrl"].startswith("https://example.org/docs/guide")
 
 
