@@ -9,6 +9,7 @@ deleted documents lose theirs.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import json
@@ -192,12 +193,9 @@ def _exclusion(app: Sphinx, pagename: str) -> str:
 
 def _metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The document's metadata; MyST stores front matter lists and tables as JSON text."""
-    plain: dict[str, Any] = {}
+    plain: dict[str, Any] = dict(metadata)
     for key, value in metadata.items():
         if isinstance(value, str) and value[:1] in {"[", "{"}:
-            try:
-                value = json.loads(value)
-            except ValueError:
-                pass
-        plain[key] = value
+            with contextlib.suppress(ValueError):
+                plain[key] = json.loads(value)
     return plain
