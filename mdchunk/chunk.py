@@ -166,6 +166,10 @@ class Chunk:
     """The page's front matter / metadata."""
     version: str
     """mdchunk's version."""
+    max_tokens: int = 0
+    """The chunk's token budget: max_tokens, or its section's adaptive size."""
+    adaptive: tuple[float, float] | None = None
+    """With adaptive sizing: the section's complexity (0..1) and scale factor."""
 
     @property
     def id(self) -> str:
@@ -257,6 +261,11 @@ class Chunk:
             "blockTypes": list(self.block_types),
             "features": self.features.as_dict(),
             "flags": self.flags.as_dict(),
+            "adaptiveSizing": None if self.adaptive is None else {
+                "contentComplexity": self.adaptive[0],
+                "sizeScaleFactor": self.adaptive[1],
+                "adaptiveSize": self.max_tokens,
+            },
             "previousContent": self.previous_content,
             "nextContent": self.next_content,
             "uuid": self.uuid,

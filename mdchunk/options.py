@@ -23,6 +23,75 @@ EMBED_FIELDS: Mapping[str, str] = {
 }
 DEFAULT_EMBED_TEMPLATE = "{context}\n\n{text}"
 
+#: Named sets of options (seed 000's configuration profiles, seed 004's decision). Options the
+#: user sets explicitly win over the preset's.
+PRESETS: Mapping[str, Mapping[str, Any]] = {
+    # Code documentation: room for whole examples, fewer tiny chunks.
+    "code-heavy": {"max_tokens": 1024, "min_tokens": 100, "split_level": 2},
+    # Deeply structured pages: H3 sections start chunks too.
+    "structured": {"max_tokens": 512, "min_tokens": 50, "split_level": 3},
+    # Fine-grained retrieval: small chunks.
+    "minimal": {"max_tokens": 128, "min_tokens": 16, "split_level": 3},
+    # Seed 004 (ADR-0184): split at ##, 1024 / 50 tokens, no overlap between sections, and an
+    # oversized section split by sentences with 100 tokens of overlap between its parts.
+    "adr": {"max_tokens": 1024, "min_tokens": 50, "split_level": 2, "overlap_tokens": 100,
+            "overlap_mode": "text"},
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AdaptiveSizing:
+    """Seed 000's adaptive sizing: each section's budget scales with its complexity.
+
+    complexity = min(1, code_ratio * 1.0 + table_ratio * 0.8 + list_ratio * 0.5
+                        + sentence_length_norm * 0.3)               (0.0 simple .. 1.0 complex)
+
+    The ratios are shares of the section's characters; sentence_length_norm is the mean words
+    per sentence of its prose over 40, capped at 1. The weights reproduce seed 000's table of
+    typical values (short plain text 0.0-0.2, text with lists 0.4-0.6, code 0.8-1.0).
+    scale_factor = min_scale + complexity * (max_scale - min_scale)
+    adaptive_size = base_size * scale_factor                        (tokens, not characters)
+    """
+
+    base_size: int = 512
+    """Budget of a section of average complexity, in tokens."""
+    min_scale: float = 0.5
+    """Scale of the simplest text."""
+    max_scale: float = 1.5
+    """Scale of the most complex text (code, tables)."""
+
+    @classmethod
+    def from_value(cls, value: object) -> AdaptiveSizing | None:
+        """From a mapping (`{base_size, min_scale, max_scale}`), an instance, True or None."""
+        if value is None or value is False or isinstance(value, AdaptiveSizing):
+            return value or None
+        if value is True:
+            return cls()
+        if not isinstance(value, Mapping):
+            raise OptionError("adaptive_sizing", f"must be a mapping or true, got {value!r}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        for key in value:
+            if key not in known:
+                raise OptionError("adaptive_sizing", f"unknown key {key!r}; keys: "
+                                  + ", ".join(sorted(known)))
+        sizing = cls(**value)
+        _check_int("adaptive_sizing.base_size", sizing.base_size, minimum=16)
+        for name in ("min_scale", "max_scale"):
+            scale = getattr(sizing, name)
+            if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale <= 4:
+                raise OptionError(f"adaptive_sizing.{name}", f"must be a number in (0, 4], "
+                                  f"got {scale!r}")
+        if sizing.min_scale > sizing.max_scale:
+            raise OptionError("adaptive_sizing.min_scale",
+                              f"must not exceed max_scale ({sizing.max_scale}), "
+                              f"got {sizing.min_scale}")
+        return sizing
+
+    def size(self, complexity: float) -> tuple[float, int]:
+        """The scale factor and the adaptive size for a complexity in [0, 1]."""
+        scale = self.min_scale + complexity * (self.max_scale - self.min_scale)
+        return scale, max(16, round(self.base_size * scale))
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ChunkOptions:
@@ -46,16 +115,30 @@ class ChunkOptions:
     """tiktoken encoding used for every token count."""
     embed_template: str = DEFAULT_EMBED_TEMPLATE
     """Template of embedText: {text}, {context}, {title}, {breadcrumb}, {section}, {url}."""
+    preset: str | None = None
+    """A name from `PRESETS`; the options it sets are defaults that explicit options override."""
+    adaptive_sizing: AdaptiveSizing | None = None
+    """Scale each section's budget with its complexity (seed 000); None turns it off."""
 
     @classmethod
     def validated(cls, values: Mapping[str, Any]) -> ChunkOptions:
-        """Build options from user values, checking each one and how they fit together."""
+        """Build options from user values, checking each one and how they fit together.
+
+        A value of None means "not set": the preset's value, else the default, applies.
+        """
         known = {f.name for f in dataclasses.fields(cls)}
         for name in values:
             if name not in known:
                 choices = ", ".join(sorted(known))
                 raise OptionError(name, f"unknown option; known options: {choices}")
-        options = cls(**values)
+        explicit = {name: value for name, value in values.items() if value is not None}
+        preset = explicit.get("preset")
+        if preset is not None and preset not in PRESETS:
+            raise OptionError("preset", f"must be one of {', '.join(PRESETS)}, got {preset!r}")
+        merged = {**(PRESETS[preset] if preset else {}), **explicit}
+        if "adaptive_sizing" in merged:
+            merged["adaptive_sizing"] = AdaptiveSizing.from_value(merged["adaptive_sizing"])
+        options = cls(**merged)
         options.check()
         return options
 
@@ -70,11 +153,13 @@ class ChunkOptions:
                 "min_tokens",
                 f"must be smaller than max_tokens ({self.max_tokens}), got {self.min_tokens}",
             )
-        if self.overlap_tokens * 2 > self.max_tokens:
+        smallest, what = self.max_tokens, "max_tokens"
+        if self.adaptive_sizing is not None:
+            smallest, what = self.adaptive_sizing.size(0.0)[1], "the smallest adaptive size"
+        if self.overlap_tokens * 2 > smallest:
             raise OptionError(
                 "overlap_tokens",
-                f"must be at most half of max_tokens ({self.max_tokens // 2}), "
-                f"got {self.overlap_tokens}",
+                f"must be at most half of {what} ({smallest // 2}), got {self.overlap_tokens}",
             )
         if self.overlap_mode not in OVERLAP_MODES:
             raise OptionError(
@@ -84,12 +169,13 @@ class ChunkOptions:
         check_encoding_name(self.encoding)
         check_embed_template(self.embed_template)
 
-    @property
-    def packing_budget(self) -> int:
-        """Tokens a chunk may hold before any text overlap is prefixed."""
+    def packing_budget(self, size: int | None = None) -> int:
+        """Tokens a chunk of budget `size` (default max_tokens) may hold before any text overlap
+        is prefixed."""
+        size = self.max_tokens if size is None else size
         if self.overlap_mode == "text":
-            return self.max_tokens - self.overlap_tokens
-        return self.max_tokens
+            return size - self.overlap_tokens
+        return size
 
     def as_dict(self) -> dict[str, Any]:
         """The options as plain JSON values (recorded in every chunk's metadata)."""

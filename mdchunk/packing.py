@@ -18,6 +18,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from mdchunk.adaptive import complexity
 from mdchunk.model import ATOMIC_REASONS, Block
 from mdchunk.options import ChunkOptions
 from mdchunk.tokens import TokenCounter
@@ -46,6 +47,10 @@ class Piece:
     """Why the piece may exceed the budget: an atomic block larger than it."""
     forced_split: bool = False
     """True when the piece was cut inside a sentence (no sentence end fitted the budget)."""
+    size: int = 0
+    """The chunk's token budget: max_tokens, or its section's adaptive size."""
+    adaptive: tuple[float, float] | None = None
+    """With adaptive sizing: the section's complexity and scale factor."""
 
     @property
     def preamble(self) -> bool:
@@ -60,9 +65,31 @@ class Packer:
         self.text = markdown
         self.count = counter
         self.options = options
-        self.budget = options.packing_budget
+        self.size = options.max_tokens  # the budget of the section being packed
+        self.adaptive: tuple[float, float] | None = None
+        self.budget = options.packing_budget()
         self.exact = False  # count every candidate exactly (the second, careful pass)
         self._section_estimates: dict[int, int] = {}
+
+    def _piece(self, start: int, end: int, section: Section, *, oversize_reason: str = "",
+               forced_split: bool = False) -> Piece:
+        return Piece(start, end, section, oversize_reason=oversize_reason,
+                     forced_split=forced_split, size=self.size, adaptive=self.adaptive)
+
+    def _enter(self, blocks: Sequence[Block]) -> tuple[int, tuple[float, float] | None]:
+        """Set the budget for a section starting a chunk group; return the one to restore."""
+        previous = (self.size, self.adaptive)
+        sizing = self.options.adaptive_sizing
+        if sizing is not None:
+            score = complexity(self.text, blocks)
+            scale, self.size = sizing.size(score)
+            self.adaptive = (score, round(scale, 3))
+            self.budget = self.options.packing_budget(self.size)
+        return previous
+
+    def _leave(self, previous: tuple[int, tuple[float, float] | None]) -> None:
+        self.size, self.adaptive = previous
+        self.budget = self.options.packing_budget(self.size)
 
     def tokens(self, start: int, end: int) -> int:
         """Exact number of tokens of `text[start:end]`."""
@@ -79,7 +106,9 @@ class Packer:
     def _pack_all(self, root: Section) -> list[Piece]:
         pieces: list[Piece] = []
         if root.body:
+            previous = self._enter(root.body)
             pieces += self._split_units(root.body, root)
+            self._leave(previous)
         for child in root.children:
             pieces += self._pack_section(child)
         pieces = self._merge_lone_titles(pieces)
@@ -90,12 +119,20 @@ class Packer:
 
     def _pack_section(self, section: Section) -> list[Piece]:
         split_level = self.options.split_level
+        starts_group = section.level <= split_level or section.parent is None or (
+            section.parent.heading is None)
+        previous = None
+        if starts_group:
+            previous = self._enter([block for part in section.walk() for block in part.body])
         keeps_whole = all(child.level > split_level for child in section.children)
         if keeps_whole and self._fits(section.start, section.end, self._estimate(section)):
-            return [Piece(section.start, section.end, section)]
-        pieces = self._split_units(section.body, section) if section.body else []
-        for child in section.children:
-            pieces += self._pack_section(child)
+            pieces = [self._piece(section.start, section.end, section)]
+        else:
+            pieces = self._split_units(section.body, section) if section.body else []
+            for child in section.children:
+                pieces += self._pack_section(child)
+        if previous is not None:
+            self._leave(previous)
         return pieces
 
     def _estimate(self, section: Section) -> int:
@@ -144,14 +181,14 @@ class Packer:
                 if self._fits(current[0], end, joined):
                     current = (current[0], end, joined)
                     continue
-                pieces.append(Piece(current[0], current[1], section))
+                pieces.append(self._piece(current[0], current[1], section))
                 current = None
             if self._fits(start, end, estimate):
                 current = (start, end, estimate)
             else:
                 pieces += self._split_unit(group[-1], section, start)
         if current is not None:
-            pieces.append(Piece(current[0], current[1], section))
+            pieces.append(self._piece(current[0], current[1], section))
         return pieces
 
     def _split_unit(self, unit: Block, section: Section, lead: int) -> list[Piece]:
@@ -162,13 +199,13 @@ class Packer:
         """
         if lead < unit.start and self.tokens(unit.start, unit.end) <= self.budget:
             return [self._lead_piece(lead, unit.start, section),
-                    Piece(unit.start, unit.end, section)]
+                    self._piece(unit.start, unit.end, section)]
         if unit.children and not unit.atomic:
             return self._split_units(unit.children, section, lead)
         if unit.prose:
             return self._split_prose(unit, section, lead)
         reason = ATOMIC_REASONS.get(unit.kind, "block_integrity")
-        return [Piece(lead, unit.end, section, oversize_reason=reason)]
+        return [self._piece(lead, unit.end, section, oversize_reason=reason)]
 
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
         protected = [m.span() for m in _INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
@@ -191,34 +228,35 @@ class Packer:
                 if self._fits(current[0], end, current[2] + estimate):
                     current = (current[0], end, current[2] + estimate)
                     continue
-                pieces.append(Piece(current[0], current[1], section))
+                pieces.append(self._piece(current[0], current[1], section))
                 current = None
             if estimate <= self.budget:
                 current = (start, end, estimate)
             else:
                 pieces += self._split_words(start, end, section)
         if current is not None:
-            pieces.append(Piece(current[0], current[1], section))
+            pieces.append(self._piece(current[0], current[1], section))
         return pieces
 
     def _lead_piece(self, start: int, end: int, section: Section) -> Piece:
         """Headings set apart from what follows them; one larger than the budget is kept whole
         (a heading cut in two is no heading) and flagged."""
         too_large = self.tokens(start, end) > self.budget
-        return Piece(start, end, section, oversize_reason="block_integrity" if too_large else "")
+        reason = "block_integrity" if too_large else ""
+        return self._piece(start, end, section, oversize_reason=reason)
 
     def _split_words(self, start: int, end: int, section: Section) -> list[Piece]:
         """Cut a sentence too large for the budget at the last word gap that fits, repeatedly."""
         pieces: list[Piece] = []
         while start < end:
             if self.tokens(start, end) <= self.budget:
-                pieces.append(Piece(start, end, section, forced_split=True))
+                pieces.append(self._piece(start, end, section, forced_split=True))
                 break
             gaps = [m.end() for m in _WORD_GAP.finditer(self.text, start + 1, end)]
             cut = self._last_fitting(start, gaps)
             if cut is None:
                 cut = self._last_fitting(start, range(start + 1, end)) or start + 1
-            pieces.append(Piece(start, cut, section, forced_split=True))
+            pieces.append(self._piece(start, cut, section, forced_split=True))
             start = cut
         return pieces
 
@@ -251,7 +289,7 @@ class Packer:
                 and _is_within(following.section, piece.section)
                 and not following.oversize_reason
                 and self.tokens(piece.start, piece.end) < self.options.min_tokens
-                and self.tokens(piece.start, following.end) <= self.budget
+                and self.tokens(piece.start, following.end) <= self._budget_of(following)
             ):
                 out.append(dataclasses.replace(following, start=piece.start, section=piece.section))
                 index += 2
@@ -291,7 +329,7 @@ class Packer:
             right.section, split_level
         ):
             return False
-        return self.tokens(left.start, right.end) <= self.budget
+        return self.tokens(left.start, right.end) <= self._budget_of(left)
 
     # -- checks --------------------------------------------------------------------------
 
@@ -302,8 +340,12 @@ class Packer:
             return False
         return self.tokens(start, end) <= self.budget
 
+    def _budget_of(self, piece: Piece) -> int:
+        return self.options.packing_budget(piece.size)
+
     def _over_budget(self, piece: Piece) -> bool:
-        return not piece.oversize_reason and self.tokens(piece.start, piece.end) > self.budget
+        return not piece.oversize_reason and self.tokens(piece.start, piece.end) > (
+            self._budget_of(piece))
 
     def _trim(self, piece: Piece) -> Piece | None:
         start, end = piece.start, piece.end
@@ -339,6 +381,8 @@ def _joined(left: Piece, right: Piece) -> Piece:
         left.section,
         oversize_reason=left.oversize_reason or right.oversize_reason,
         forced_split=left.forced_split or right.forced_split,
+        size=left.size,
+        adaptive=left.adaptive,
     )
 
 

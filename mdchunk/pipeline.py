@@ -131,21 +131,21 @@ class Chunker:
                 for match in _WORD_START.finditer(text, previous.start, previous.end)
                 if not any(start < match.start() < end for start, end in atomic)
             ]
-            start = self._first_fitting(text, candidates, previous.end, piece.end)
+            start = self._first_fitting(text, candidates, previous.end, piece.end, piece.size)
             if start is not None:
                 starts[index] = start
         return starts
 
-    def _first_fitting(self, text: str, candidates: list[int], tail_end: int, end: int
-                       ) -> int | None:
-        """The earliest candidate whose tail fits overlap_tokens and whose chunk fits max_tokens.
+    def _first_fitting(self, text: str, candidates: list[int], tail_end: int, end: int,
+                       size: int) -> int | None:
+        """The earliest candidate whose tail fits overlap_tokens and whose chunk fits `size`.
 
         Both counts only shrink as the start moves right, so a binary search finds it.
         """
 
         def fits(start: int) -> bool:
             return self.count(text[start:tail_end]) <= self.options.overlap_tokens and (
-                self.count(text[start:end]) <= self.options.max_tokens
+                self.count(text[start:end]) <= size
             )
 
         low, high, best = 0, len(candidates) - 1, None
@@ -209,9 +209,8 @@ class _ChunkBuilder:
             and _structurally_weak(text, self._headings_in(start, end))
         )
         flags = Flags(
-            allow_oversize=bool(piece.oversize_reason) and tokens > self.options.max_tokens,
-            oversize_reason=(piece.oversize_reason or None)
-            if tokens > self.options.max_tokens else None,
+            allow_oversize=bool(piece.oversize_reason) and tokens > piece.size,
+            oversize_reason=(piece.oversize_reason or None) if tokens > piece.size else None,
             small_chunk=small,
             small_chunk_reason="cannot_merge" if small else None,
             forced_split=piece.forced_split,
@@ -253,6 +252,8 @@ class _ChunkBuilder:
             processing_time_ms=self.elapsed,
             front_matter=self.meta,
             version=__version__,
+            max_tokens=piece.size,
+            adaptive=piece.adaptive,
         )
 
     def _overlapping(self, blocks: Sequence[Block], starts: list[int], start: int, end: int

@@ -10,10 +10,8 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from mdchunk.errors import OptionError
-from mdchunk.options import DEFAULT_EMBED_TEMPLATE, ChunkOptions
+from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions
 from mdchunk.profiles import check_formats
-
-_DEFAULTS = ChunkOptions()
 
 
 class _RelativePath(c.Type[str]):
@@ -37,20 +35,28 @@ class MdChunkConfig(base.Config):
 
     enabled = c.Type(bool, default=True)
     """Turn the plugin off without removing it (e.g. `enabled: !ENV [MDCHUNK, true]`)."""
-    max_tokens = c.Type(int, default=_DEFAULTS.max_tokens)
-    """Largest chunk in tokens; only a code block, table or equation may exceed it."""
-    min_tokens = c.Type(int, default=_DEFAULTS.min_tokens)
-    """Chunks smaller than this merge with a neighbour of the same section when it fits."""
-    split_level = c.Type(int, default=_DEFAULTS.split_level)
-    """Headings at this level or above (1 = H1) always start a new chunk."""
-    overlap_tokens = c.Type(int, default=_DEFAULTS.overlap_tokens)
+    # Chunking options are None when not set, so that a preset can fill them; the core's
+    # defaults (ChunkOptions) apply otherwise.
+    max_tokens = c.Optional(c.Type(int))
+    """Largest chunk in tokens (512); only a code block, table or equation may exceed it."""
+    min_tokens = c.Optional(c.Type(int))
+    """Chunks smaller than this (50) merge with a neighbour of the same section when it fits."""
+    split_level = c.Optional(c.Type(int))
+    """Headings at this level or above (2; 1 = H1) always start a new chunk."""
+    overlap_tokens = c.Optional(c.Type(int))
     """Context shared with neighbouring chunks, in tokens (0: none)."""
-    overlap_mode = c.Choice(("metadata", "text"), default=_DEFAULTS.overlap_mode)
-    """`metadata`: previousContent/nextContent fields; `text`: chunks start with the last tail."""
-    encoding = c.Type(str, default=_DEFAULTS.encoding)
-    """tiktoken encoding of every token count."""
-    embed_template = c.Type(str, default=DEFAULT_EMBED_TEMPLATE)
+    overlap_mode = c.Optional(c.Choice(OVERLAP_MODES))
+    """`metadata` (default): previousContent/nextContent; `text`: chunks start with the last
+    tail of their section."""
+    encoding = c.Optional(c.Type(str))
+    """tiktoken encoding of every token count (cl100k_base)."""
+    embed_template = c.Optional(c.Type(str))
     """Template of embedText: {context}, {text}, {title}, {breadcrumb}, {section}, {url}."""
+    preset = c.Optional(c.Choice(tuple(PRESETS)))
+    """code-heavy, structured, minimal or adr: defaults for the options above."""
+    adaptive_sizing = c.Optional(c.Type((dict, bool)))
+    """`{base_size, min_scale, max_scale}` or true: scale each section's budget with its
+    complexity (seed 000)."""
     output = _RelativePath(default="chunks.jsonl")
     """Where the native chunk index is written, relative to the site folder."""
     formats = c.ListOfItems(c.Type(str), default=["native"])

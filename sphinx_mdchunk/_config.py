@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from types import NoneType
 from typing import TYPE_CHECKING, Any
 
 from sphinx.errors import ExtensionError
@@ -33,10 +34,16 @@ def chunk_option_names() -> list[str]:
 
 
 def register_config_values(app: Sphinx) -> None:
-    """Add `mdchunk_<name>` for every option; a change rewrites the HTML (and so the chunks)."""
+    """Add `mdchunk_<name>` for every option; a change rewrites the HTML (and so the chunks).
+
+    Chunking options default to None ("not set"), so that `mdchunk_preset` can fill them; the
+    core's defaults apply otherwise.
+    """
     for name in chunk_option_names():
         default = getattr(_DEFAULTS, name)
-        app.add_config_value(f"mdchunk_{name}", default, "html", types=(type(default),))
+        types = (dict, bool, NoneType) if name == "adaptive_sizing" else (
+            type(default) if default is not None else str, NoneType)
+        app.add_config_value(f"mdchunk_{name}", None, "html", types=types)
     for name, (default, types) in WRITER_OPTIONS.items():
         app.add_config_value(f"mdchunk_{name}", default, "html", types=types)
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mdchunk import Chunk, Chunker, ChunkOptions, PageChunks, PageInput
+from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,
@@ -287,6 +287,63 @@ def test_text_overlap_prefixes_the_previous_tail() -> None:
     assert second.flags.has_overlap_previous and result.chunks[0].flags.has_overlap_next
     assert second.char_start < result.chunks[0].char_end
     assert all(c.tokens <= 100 for c in result.chunks)
+
+
+def test_presets_fill_options_that_are_not_set() -> None:
+    adr = ChunkOptions.validated({"preset": "adr"})
+    assert (adr.max_tokens, adr.min_tokens, adr.split_level) == (1024, 50, 2)
+    assert (adr.overlap_tokens, adr.overlap_mode) == (100, "text")
+    assert ChunkOptions.validated({"preset": "adr", "max_tokens": 800}).max_tokens == 800
+    assert ChunkOptions.validated({"preset": "minimal", "max_tokens": None}).max_tokens == 128
+    assert ChunkOptions.validated({"max_tokens": None}).max_tokens == 512
+    with pytest.raises(OptionError, match="option 'preset': must be one of code-heavy"):
+        ChunkOptions.validated({"preset": "huge"})
+
+
+def test_adr_preset_overlaps_only_parts_of_a_split_section() -> None:
+    text = f"# Doc\n\n## A\n\n{LONG} {LONG} {LONG}\n\n## B\n\nShort section of text."
+    result = chunk(text, preset="adr")
+    overlapped = [c for c in result.chunks if c.flags.has_overlap_previous]
+    assert overlapped and all(c.header_path[-1] == "A" for c in overlapped)
+    assert not result.chunks[-1].flags.has_overlap_previous  # a new section: no overlap
+    check_page(result, 1024)
+
+
+CODE_SECTION = "## Code\n\n```python\n" + "\n".join(
+    f"value_{i} = compute({i})" for i in range(150)) + "\n```"
+PROSE_SECTION = f"## Prose\n\n{LONG}"
+
+
+def test_adaptive_sizing_gives_complex_sections_larger_budgets() -> None:
+    result = chunk(f"{CODE_SECTION}\n\n{PROSE_SECTION}",
+                   adaptive_sizing={"base_size": 200, "min_scale": 0.5, "max_scale": 2.0},
+                   min_tokens=10)
+    code = next(c for c in result.chunks if c.header_path == ("Code",))
+    prose = next(c for c in result.chunks if c.header_path == ("Prose",))
+    assert code.adaptive is not None and prose.adaptive is not None
+    assert code.adaptive[0] > 0.8
+    assert prose.adaptive[0] < 0.3
+    assert code.max_tokens > 200 > prose.max_tokens
+    assert code.max_tokens == round(200 * code.adaptive[1])
+    for c in result.chunks:
+        assert c.tokens <= c.max_tokens or c.flags.allow_oversize
+    native = code.as_native()["adaptiveSizing"]
+    assert native == {"contentComplexity": code.adaptive[0],
+                      "sizeScaleFactor": code.adaptive[1], "adaptiveSize": code.max_tokens}
+    assert chunk(PROSE_SECTION).chunks[0].as_native()["adaptiveSizing"] is None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=DOCUMENT, base=st.integers(40, 300))
+def test_adaptive_sizing_keeps_every_invariant(text: str, base: int) -> None:
+    result = chunk(text, adaptive_sizing={"base_size": base}, min_tokens=5)
+    native = records(result)
+    check_chain(native)
+    check_offsets(native, result.markdown)
+    check_atomic_blocks(native, result.markdown)
+    for c, record in zip(result.chunks, native, strict=True):
+        check_tokens(record, c.max_tokens)
+        assert c.max_tokens == round(base * c.adaptive[1]) or c.max_tokens == 16
 
 
 def test_embed_template_and_context() -> None:

@@ -69,6 +69,17 @@ def test_every_format_is_written_beside_the_site(make_site: SiteBuilder) -> None
     assert not list(site.rglob("*.tmp"))
 
 
+def test_preset_and_adaptive_sizing_from_mkdocs_yml(make_site: SiteBuilder) -> None:
+    site = make_site(PAGES, plugin={"preset": "minimal", "min_tokens": 4})
+    options = Index.load(site).records[0]["metadata"]["chunkingOptions"]
+    assert (options["max_tokens"], options["min_tokens"], options["preset"]) == (128, 4, "minimal")
+    site = make_site(PAGES, plugin={"adaptive_sizing": {"base_size": 300}})
+    record = Index.load(site).records[0]
+    assert record["adaptiveSizing"]["adaptiveSize"] == round(
+        300 * record["adaptiveSizing"]["sizeScaleFactor"])
+    assert record["metadata"]["chunkingOptions"]["adaptive_sizing"]["base_size"] == 300
+
+
 def test_disabled_plugin_writes_nothing(make_site: SiteBuilder) -> None:
     site = make_site(PAGES, plugin={"enabled": False})
     assert not (site / "chunks.jsonl").exists()
@@ -105,6 +116,10 @@ def test_options_reach_the_records(make_site: SiteBuilder) -> None:
         ({"output": "/abs/chunks.jsonl"}, "output", "inside the site folder"),
         ({"unknown_option": 1}, "unknown_option", "Unrecognised configuration name"),
         ({"formats": ["native", "csv"]}, "formats", "unknown format(s) 'csv'; known formats"),
+        ({"preset": "huge"}, "preset", "Expected one of"),
+        ({"adaptive_sizing": {"base": 1}}, "adaptive_sizing", "unknown key 'base'"),
+        ({"adaptive_sizing": {"min_scale": 2, "max_scale": 1}}, "adaptive_sizing.min_scale",
+         "must not exceed max_scale"),
         ({"max_token": 100}, "max_token", "did you mean 'max_tokens'?"),
         ({"encoding": "no_such_encoding"}, "encoding", "unknown tiktoken encoding"),
     ],

@@ -167,6 +167,14 @@ def test_excluded_documents_are_left_out(tmp_path: Path) -> None:
     assert parents == {"doc:index", "doc:guide", "doc:other"}
 
 
+def test_preset_from_conf_py(tmp_path: Path) -> None:
+    source = make_project(tmp_path, conf=CONF + "mdchunk_preset = 'minimal'\n"
+                          "mdchunk_min_tokens = 4\n")
+    assert sphinx_build(source, tmp_path / "out", "-b", "html", "-W")[0] == 0
+    options = Index.load(tmp_path / "out").records[0]["metadata"]["chunkingOptions"]
+    assert (options["max_tokens"], options["min_tokens"]) == (128, 4)
+
+
 def test_other_builders_write_nothing(tmp_path: Path) -> None:
     source = make_project(tmp_path)
     code, _ = sphinx_build(source, tmp_path / "out", "-b", "text")
@@ -183,6 +191,7 @@ def test_other_builders_write_nothing(tmp_path: Path) -> None:
         ("mdchunk_output = '../x.jsonl'", "mdchunk_output = '../x.jsonl': must be a relative"),
         ("mdchunk_encoding = 'nope'", "mdchunk_encoding = 'nope': unknown tiktoken encoding"),
         ("mdchunk_formats = ['csv']", "mdchunk_formats = ['csv']: unknown format(s) 'csv'"),
+        ("mdchunk_preset = 'huge'", "mdchunk_preset = 'huge': must be one of"),
     ],
 )
 def test_bad_config_values_stop_the_build(tmp_path: Path, setting: str, fragment: str,

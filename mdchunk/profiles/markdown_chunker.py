@@ -135,6 +135,10 @@ def markdown_chunker_record(chunk: Chunk, *, page_has_headings: bool = True) -> 
         metadata["row_count"] = features.table_rows
         metadata["column_count"] = features.table_columns
         metadata["has_header"] = features.tables_with_header == features.tables
+    if chunk.adaptive is not None:  # the seed's adaptive sizing fields (sizes in tokens)
+        metadata["adaptive_size"] = chunk.max_tokens
+        metadata["content_complexity"] = chunk.adaptive[0]
+        metadata["size_scale_factor"] = chunk.adaptive[1]
     return {"content": chunk.text, "metadata": metadata}
 
 
