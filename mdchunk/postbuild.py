@@ -1,0 +1,291 @@
+"""Chunking an already built site: every engine's HTML, read after the build.
+
+This is the path for engines that run no Python plugins (Zensical, MkDocs 2) and for any site
+built elsewhere: `mdchunk site SITE_DIR`. Each page's main content is found with a selector that
+knows the common themes (or one the user gives), and goes through the same core as in the
+plugins, so the chunks, anchors and breadcrumbs are the plugin's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import logging
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import lxml.etree
+import lxml.html
+import yaml
+from cssselect import ExpressionError, SelectorError
+from lxml.cssselect import CSSSelector
+
+from mdchunk.errors import MdChunkError, OptionError, PageError
+from mdchunk.options import ChunkOptions
+from mdchunk.pipeline import Chunker, PageChunks, PageInput
+from mdchunk.profiles import write_profiles
+from mdchunk.tokens import TokenCounter
+from mdchunk.writers import write_text
+
+log = logging.getLogger(__name__)
+
+#: Where the page content is, theme by theme; the first that matches wins.
+THEME_SELECTORS: tuple[tuple[str, str], ...] = (
+    ("sphinx_rtd_theme, mkdocs readthedocs", "[itemprop=articleBody]"),
+    ("material, zensical", "article.md-content__inner"),
+    ("pydata-sphinx-theme, sphinx-book-theme", "article.bd-article"),
+    ("furo", "article[role=main]"),
+    ("sphinx basic, alabaster", "div.body[role=main]"),
+    ("mkdocs default theme", "div[role=main]"),
+    ("any", "main"),
+    ("any", "article"),
+)
+#: Pages that are no documentation (error pages, search, generated indexes), by name with
+#: `.html` or `/index.html` removed, and folders that hold none (sources, assets).
+SKIPPED_PAGES = ("404", "search", "genindex", "*-modindex", "modindex")
+SKIPPED_FOLDERS = ("_modules", "_sources", "_static", "_images", "assets", "_mdchunk")
+_CHROME = CSSSelector(".md-content__button, .md-source-file, nav, .headerlink-container, "
+                      "a.md-content__button, .md-feedback, .rst-footer-buttons, .prev-next-area")
+_TITLE_SEPARATORS = re.compile(r"\s+(?:-|\u2014|\u2013|\|)\s+")  # - em dash, en dash, |
+_DOCINFO_FIELD = re.compile(r"^:([\w-]+):\s*(.*)$")
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*(?:\n|\Z)", re.S)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SiteSummary:
+    """What `chunk_site` did."""
+
+    pages: tuple[PageChunks, ...]
+    """The chunked pages, in path order."""
+    written: Mapping[str, Path]
+    """The file written for each format."""
+    skipped: tuple[str, ...]
+    """Pages left out, with why (`path: reason`)."""
+    warnings: tuple[str, ...]
+    """Problems a user should fix (`path: message`)."""
+
+
+def chunk_site(
+    site_dir: Path,
+    *,
+    options: ChunkOptions | None = None,
+    formats: Sequence[str] = ("native",),
+    docs_dir: Path | None = None,
+    content_selector: str | None = None,
+    site_url: str | None = None,
+    exclude: Sequence[str] = (),
+    write_markdown: bool = True,
+    output: str = "chunks.jsonl",
+    counter: TokenCounter | None = None,
+) -> SiteSummary:
+    """Chunk every page of a built site and write the index (and formats) into it.
+
+    Arguments:
+        site_dir: The built site.
+        options: Chunking options (the defaults when None).
+        formats: Output formats (see `mdchunk.profiles`).
+        docs_dir: The sources: pages then get their source path and front matter.
+        content_selector: CSS selector of the page content, for themes mdchunk does not know.
+        site_url: The site's public url; by default read from each page's canonical link.
+        exclude: Glob patterns of page paths (relative to `site_dir`) to leave out.
+        write_markdown: Write each page's Markdown beside its HTML.
+        output: File name of the native index.
+        counter: A token counter (the options' tiktoken encoding when None).
+
+    Raises:
+        MdChunkError: a bad selector or site folder; page problems are reported, not raised.
+    """
+    if not site_dir.is_dir():
+        raise MdChunkError(f"{site_dir}: not a folder (build the site first)")
+    options = options or ChunkOptions()
+    selectors = _selectors(content_selector)
+    html_files = sorted(site_dir.rglob("*.html"))
+    directory_urls = not any(
+        path.name != "index.html" and not _skip_reason(path.relative_to(site_dir).as_posix())
+        for path in html_files
+    )
+    chunker = Chunker(options, counter=counter, site_url=site_url or "")
+    pages: list[PageChunks] = []
+    skipped: list[str] = []
+    warnings: list[str] = []
+    for path in html_files:
+        relative = path.relative_to(site_dir).as_posix()
+        reason = _skip_reason(relative) or next(
+            (f"matches exclude pattern {p!r}" for p in exclude if fnmatch.fnmatchcase(relative, p)),
+            "",
+        )
+        if reason:
+            skipped.append(f"{relative}: {reason}")
+            continue
+        try:
+            page = _read_page(path, relative, selectors=selectors, docs_dir=docs_dir,
+                              directory_urls=directory_urls, site_url=site_url)
+        except PageError as error:
+            warnings.append(str(error))
+            continue
+        if isinstance(page, str):
+            skipped.append(f"{relative}: {page}")
+            continue
+        chunker.site_url = page.site_url
+        result = chunker.chunk_page(page.input)
+        warnings.extend(f"{relative}: {warning}" for warning in result.warnings)
+        pages.append(result)
+        if write_markdown:
+            write_text(path.with_suffix(".md"), result.markdown)
+    written = write_profiles(site_dir, pages, formats, output=output)
+    return SiteSummary(tuple(pages), written, tuple(skipped), tuple(warnings))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Page:
+    input: PageInput
+    site_url: str
+
+
+def _selectors(content_selector: str | None) -> list[CSSSelector]:
+    if content_selector is None:
+        return [CSSSelector(css) for _, css in THEME_SELECTORS]
+    try:
+        return [CSSSelector(content_selector)]
+    except (SelectorError, ExpressionError) as error:
+        raise OptionError("content_selector", f"{content_selector!r} is not a CSS selector: "
+                          f"{error}") from error
+
+
+def _skip_reason(relative: str) -> str:
+    name = "index" if relative == "index.html" else relative.removesuffix("/index.html")
+    name = name.removesuffix(".html")
+    if relative.split("/", 1)[0] in SKIPPED_FOLDERS or any(
+        fnmatch.fnmatchcase(name, pattern) for pattern in SKIPPED_PAGES
+    ):
+        return "not a documentation page"
+    return ""
+
+
+def _read_page(path: Path, relative: str, *, selectors: list[CSSSelector],
+               docs_dir: Path | None, directory_urls: bool, site_url: str | None) -> _Page | str:
+    """The page's content and facts, or why it is skipped."""
+    try:
+        document = lxml.html.fromstring(path.read_bytes())
+    except (OSError, lxml.etree.ParserError) as error:
+        raise PageError(relative, f"cannot be read: {error}") from error
+    robots = document.xpath("//meta[@name='robots']/@content")
+    if any("noindex" in value.lower() for value in robots):
+        return "marked noindex"
+    content = next((found[0] for selector in selectors if (found := selector(document))), None)
+    if content is None:
+        return "no content element (pass --content-selector for this theme)"
+    for chrome in _CHROME(content):
+        chrome.drop_tree()
+    if "md-content__inner" in (content.get("class") or ""):
+        # Material and Zensical add the page title as an <h1> (without id) to pages that
+        # have none: theme chrome, not content.
+        first = next(iter(content.xpath(".//h1")), None)
+        if first is not None and not first.get("id"):
+            first.drop_tree()
+    body = (content.text or "") + "".join(
+        lxml.html.tostring(child, encoding="unicode") for child in content
+    )
+    url = _page_url(relative, directory_urls)
+    doc_name = _doc_name(url, relative)
+    source, meta = _source(docs_dir, doc_name)
+    if _excluded_by(meta):
+        return "front matter excludes it"
+    canonical = document.xpath("//link[@rel='canonical']/@href")
+    base = site_url if site_url is not None else _site_url(canonical[0] if canonical else "", url)
+    title = _title(document, content)
+    page = PageInput(html=body, source_path=source or f"{doc_name}.html", url=url, title=title,
+                     meta=meta)
+    return _Page(page, base)
+
+
+def _page_url(relative: str, directory_urls: bool) -> str:
+    """The page's url as its engine gives it: `guide/install/` or `guide/install.html`."""
+    if directory_urls and (relative == "index.html" or relative.endswith("/index.html")):
+        return relative.removesuffix("index.html")
+    return relative
+
+
+def _doc_name(url: str, relative: str) -> str:
+    """The docName the plugins give: the source path without extension (`guide/install`)."""
+    if not url:
+        return "index"
+    if url.endswith("/"):
+        return url.rstrip("/")
+    return relative.removesuffix(".html")
+
+
+def _source(docs_dir: Path | None, doc_name: str) -> tuple[str, dict[str, Any]]:
+    """The page's source path (relative to `docs_dir`) and front matter, when known."""
+    if docs_dir is None:
+        return "", {}
+    for candidate in _source_candidates(doc_name):
+        path = docs_dir / candidate
+        if path.is_file():
+            return candidate, _front_matter(path)
+    return "", {}
+
+
+def _source_candidates(doc_name: str) -> Iterator[str]:
+    stems = [doc_name]
+    if doc_name == "index" or doc_name.endswith("/index"):
+        stems.append(doc_name.removesuffix("index") + "README")
+    else:
+        stems.append(f"{doc_name}/index")
+    for stem in stems:
+        for extension in (".md", ".markdown", ".rst", ".txt", ".ipynb"):
+            yield stem + extension
+
+
+def _front_matter(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    if path.suffix == ".rst":  # docinfo: the field list that opens the document
+        fields = {}
+        for line in text.lstrip("\n").splitlines():
+            field = _DOCINFO_FIELD.match(line)
+            if not field:
+                break
+            fields[field.group(1)] = field.group(2).strip()
+        return fields
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _excluded_by(meta: Mapping[str, Any]) -> bool:
+    """Front matter `mdchunk: {exclude: true}` / `search: {exclude: true}`, or reST docinfo
+    `:mdchunk-exclude: true`."""
+    if str(meta.get("mdchunk-exclude", "")).strip().lower() in {"true", "yes", "1"}:
+        return True
+    return any(
+        isinstance(meta.get(key), Mapping) and meta[key].get("exclude") is True
+        for key in ("mdchunk", "search")
+    )
+
+
+def _site_url(canonical: str, url: str) -> str:
+    """The site url, from a page's canonical link minus the page's own url."""
+    if not canonical:
+        return ""
+    if url and canonical.endswith(url):
+        return canonical[: len(canonical) - len(url)]
+    return canonical if not url else ""
+
+
+def _title(document: lxml.html.HtmlElement, content: lxml.html.HtmlElement) -> str:
+    """The page title: the <title> without the site name, else the first heading."""
+    titles = document.xpath("//title/text()")
+    if titles and titles[0].strip():
+        return _TITLE_SEPARATORS.split(titles[0].strip(), maxsplit=1)[0].strip()
+    heading = content.xpath(".//h1")
+    return " ".join(heading[0].text_content().replace("¶", "").split()) if heading else ""

@@ -1,0 +1,125 @@
+"""Every engine docs teams use: ProperDocs (plugin), Zensical and any built site (post-build)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mdchunk.errors import OptionError
+from mdchunk.postbuild import chunk_site
+from tests.conftest import build_mkdocs
+from tests.invariants import Index, check_index
+from tests.test_sphinx import EXAMPLE as SPHINX_EXAMPLE
+from tests.test_sphinx import sphinx_build
+
+#: Fields that do not depend on where the page title comes from (the plugins take MkDocs' nav
+#: title or Sphinx's first heading; a built page only has its <title>).
+SAME = ("id", "originalText", "charOffsets", "url", "absoluteUrl", "pageUrl", "headerPath",
+        "headerSlugs", "headerDepths", "sectionSlug", "subHeaders", "flags", "chunkNumber",
+        "totalChunks", "features")
+
+
+def same_fields(records: list[dict[str, object]]) -> list[dict[str, object]]:
+    chosen = [{key: record[key] for key in SAME} | {"tokens": record["tokenStats"]["tokens"]}
+              for record in records]
+    return sorted(chosen, key=lambda record: (record["id"].split("::")[0],
+                                              record["chunkNumber"]))
+
+
+@pytest.fixture
+def reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+
+
+def test_post_build_equals_the_mkdocs_plugin(example_site: Path) -> None:
+    site = build_mkdocs(example_site / "mkdocs.yml")
+    plugin = Index.load(site).records
+    summary = chunk_site(site, docs_dir=example_site / "docs", output="post.jsonl")
+    post = Index.load(site, "post.jsonl")
+    check_index(post, max_tokens=512)
+    assert same_fields(post.records) == same_fields(plugin)
+    assert {"404.html: not a documentation page",
+            "guide/excluded/index.html: front matter excludes it"} <= set(summary.skipped)
+    source = next(r for r in post.records if r["parentId"] == "doc:guide/configuration")
+    assert source["metadata"]["sourceFile"] == "guide/configuration.md"
+    assert source["metadata"]["frontMatter"]["owner"]
+
+
+def test_post_build_of_material_keeps_every_invariant(example_site: Path) -> None:
+    site = build_mkdocs(example_site / "mkdocs-material.yml")
+    chunk_site(site, output="post.jsonl", formats=["native", "hepilot"])
+    post = Index.load(site, "post.jsonl")
+    check_index(post, max_tokens=512)
+    assert not any(r["pageUrl"] == "empty/" for r in post.records)  # theme's <h1> dropped
+    assert (site / "chunks.hepilot.jsonl").is_file()
+
+
+@pytest.mark.skipif(not (SPHINX_EXAMPLE / "conf.py").exists(), reason="no Sphinx example")
+@pytest.mark.parametrize("builder", ["html", "dirhtml"])
+def test_post_build_equals_the_sphinx_extension(tmp_path: Path, builder: str) -> None:
+    source = tmp_path / "example"
+    shutil.copytree(SPHINX_EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
+    assert sphinx_build(source, tmp_path / "out", "-b", builder)[0] == 0
+    plugin = Index.load(tmp_path / "out").records
+    chunk_site(tmp_path / "out", docs_dir=source, output="post.jsonl")
+    post = Index.load(tmp_path / "out", "post.jsonl")
+    check_index(post, max_tokens=512)
+    assert same_fields(post.records) == same_fields(plugin)
+
+
+def test_content_selector_for_unknown_themes(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "guide").mkdir(parents=True)
+    page = ('<html><head><title>Guide | Docs</title></head><body><div class="sidebar">'
+            '<h2 id="nav">Navigation</h2></div><div class="my-content"><h1 id="guide">Guide</h1>'
+            '<p>Text of the guide.</p></div></body></html>')
+    (site / "guide" / "index.html").write_text(page)
+    (site / "index.html").write_text(page.replace("Guide", "Home").replace("guide", "home"))
+    summary = chunk_site(site, content_selector="div.my-content")
+    texts = [c.text for p in summary.pages for c in p.chunks]
+    assert texts == ["# Guide\n\nText of the guide.", "# Home\n\nText of the home."]
+    assert [p.url for p in summary.pages] == ["guide/", ""]  # in path order
+    assert summary.pages[0].chunks[0].file_title == "Guide"
+    with pytest.raises(OptionError, match="content_selector"):
+        chunk_site(site, content_selector="div[")
+
+
+def test_properdocs_builds_the_same_index_as_mkdocs(example_site: Path,
+                                                    reproducible: None) -> None:
+    if importlib.util.find_spec("properdocs") is None:
+        pytest.skip("properdocs is not installed")
+    mkdocs_index = (build_mkdocs(example_site / "mkdocs.yml") / "chunks.jsonl").read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "properdocs", "build", "-q", "-f",
+         str(example_site / "mkdocs.yml")],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    properdocs_index = (example_site / "site" / "chunks.jsonl").read_bytes()
+    assert properdocs_index == mkdocs_index
+    assert len(properdocs_index.splitlines()) > 50
+
+
+def test_zensical_site_through_post_build(example_site: Path) -> None:
+    zensical = shutil.which("zensical") or str(Path(sys.executable).parent / "zensical")
+    if not Path(zensical).exists():
+        pytest.skip("zensical is not installed")
+    config = example_site / "zensical.yml"
+    config.write_text((example_site / "mkdocs.yml").read_text().replace(
+        "name: mkdocs\n", "name: material\n"))
+    result = subprocess.run([zensical, "build", "-f", str(config)], capture_output=True,
+                            text=True, check=False, cwd=example_site)
+    assert result.returncode == 0, result.stdout + result.stderr
+    site = example_site / "site"
+    assert not (site / "chunks.jsonl").exists()  # Zensical runs no Python plugins
+    chunk_site(site, docs_dir=example_site / "docs")
+    index = Index.load(site)
+    check_index(index, max_tokens=512)
+    assert len(index.pages()) >= 10
+    assert json.loads((site / "chunks.jsonl").read_text().splitlines()[0])["absoluteUrl"]
