@@ -240,7 +240,7 @@ class _ChunkBuilder:
             start_line=bisect.bisect_left(self.newlines, start) + 1,
             end_line=bisect.bisect_left(self.newlines, end) + 1,
             tokens=tokens,
-            embed_tokens=self.count(embed_text),
+            embed_tokens=self._embed_tokens(embed_text, text, tokens),
             block_types=tuple(dict.fromkeys(b.kind for b in top)),
             features=self._features(start, end),
             flags=flags,
@@ -272,6 +272,23 @@ class _ChunkBuilder:
             enclosing.append(holder)
             level = holder.children if blocks is self.all_blocks else ()
         return enclosing + list(blocks[first:last])
+
+    def _embed_tokens(self, embed_text: str, text: str, tokens: int) -> int:
+        """Exact tokens of the embed text, without counting the chunk's text again.
+
+        tiktoken cuts text into pieces by a regex before BPE. A piece that reaches a line end
+        ends there when a non-space character follows, so when the template puts `{text}` last
+        and right after a newline (the default), the embed text counts as its prefix plus the
+        text. Any other template is counted whole.
+        """
+        prefix = embed_text[: len(embed_text) - len(text)]
+        if not embed_text.endswith(text) or not text or text[0].isspace():
+            return self.count(embed_text)
+        if not prefix:
+            return tokens
+        if prefix.endswith(("\n", "\r")):
+            return self.count(prefix) + tokens
+        return self.count(embed_text)
 
     def _headings_in(self, start: int, end: int) -> list[Block]:
         first = bisect.bisect_left(self.block_starts, start)

@@ -6,6 +6,8 @@ import logging
 
 import pytest
 import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mdchunk import ChunkOptions, OptionError, TokenizerError, load_encoding, tiktoken_counter
 from mdchunk.tokens import estimate_tokens
@@ -56,3 +58,13 @@ def test_bad_options_name_the_option(values: dict[str, object], message: str) ->
     with pytest.raises(OptionError) as caught:
         ChunkOptions.validated(values)
     assert message in str(caught.value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(prefix=st.text(max_size=60), newlines=st.sampled_from(["\n", "\n\n", " \n", "\r\n", ".\n"]),
+       text=st.text(min_size=1, max_size=60).filter(lambda t: not t[0].isspace()))
+def test_a_text_after_a_line_end_counts_apart_from_what_precedes_it(
+        prefix: str, newlines: str, text: str) -> None:
+    """What the embed text count relies on (pipeline._ChunkBuilder._embed_tokens)."""
+    head = prefix + newlines
+    assert count_tokens(head + text) == count_tokens(head) + count_tokens(text)
