@@ -1,15 +1,22 @@
 """The MkDocs plugin: pages in through `on_page_content`, the chunk index out in `on_post_build`.
 
 Hooks:
-    on_config: check the options, load the tokenizer, reset the state (`mkdocs serve` reuses
-        the plugin object across rebuilds).
+    on_config: check the options, load the tokenizer; forget every page when the options changed.
+    on_files: forget the pages whose source is gone.
     on_page_content: chunk each page's rendered body (late, after other plugins changed it).
     on_post_build: write each page's Markdown beside its HTML and the chunk index, atomically.
+
+Under `mkdocs serve` the plugin object lives across rebuilds: a page whose rendered HTML and
+facts did not change keeps its chunks (no parsing, no token counting), and with `--dirty` the
+pages MkDocs did not rebuild keep theirs, so the index stays complete.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import json
+import os
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,24 +45,39 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.chunker: Chunker | None = None
         self.pages: dict[str, PageChunks] = {}
         self.markdown_files: dict[str, str] = {}
+        self.page_keys: dict[str, str] = {}  # source -> hash of what its chunks depend on
+        self.settings = ""  # the options and site url the kept pages were chunked with
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one plugin object across `mkdocs serve` rebuilds."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         """Check the options and load the tokenizer before any page is built."""
-        self.pages = {}
-        self.markdown_files = {}
         self.chunker = None
         if not self.config.enabled:
+            self._forget_all()
             return config
         options = self.config.chunk_options()
+        settings = json.dumps(
+            [options.as_dict(), config.site_url or "", os.environ.get("SOURCE_DATE_EPOCH")],
+            sort_keys=True,
+        )
+        if settings != self.settings:
+            self._forget_all()
+            self.settings = settings
         try:
             counter = tiktoken_counter(options.encoding)
         except MdChunkError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         self.chunker = Chunker(options, counter=counter, site_url=config.site_url or "")
         return config
+
+    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
+        """Forget the pages whose source file is gone (a page deleted under `mkdocs serve`)."""
+        current = {file.src_uri for file in files.documentation_pages()}
+        for source in [source for source in self.pages if source not in current]:
+            self._forget(source)
+        return files
 
     @event_priority(-100)
     def on_page_content(
@@ -68,6 +90,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         reason = self._exclusion(page)
         if reason:
             log.debug("%s: left out of the chunk index (%s)", source, reason)
+            self._forget(source)
             return html
         page_input = PageInput(
             html=html,
@@ -76,14 +99,20 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             title=page.title or "",
             meta=page.meta or {},
         )
-        try:
-            result = self.chunker.chunk_page(page_input)
-        except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
-            log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
-            return html
-        for warning in result.warnings:
+        key = _page_key(page_input)
+        if self.page_keys.get(source) == key:  # unchanged since the last build: keep its chunks
+            result = self.pages[source]
+        else:
+            try:
+                result = self.chunker.chunk_page(page_input)
+            except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
+                log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
+                self._forget(source)
+                return html
+        for warning in result.warnings:  # every build, so --strict sees them every time
             log.warning("%s: %s", source, warning)
         self.pages[source] = result
+        self.page_keys[source] = key
         self.markdown_files[source] = str(Path(page.file.dest_uri).with_suffix(".md"))
         return html
 
@@ -112,6 +141,14 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             small, ", ".join(str(path) for path in written.values()),
         )
 
+    def _forget(self, source: str) -> None:
+        self.pages.pop(source, None)
+        self.page_keys.pop(source, None)
+        self.markdown_files.pop(source, None)
+
+    def _forget_all(self) -> None:
+        self.pages, self.page_keys, self.markdown_files = {}, {}, {}
+
     def _exclusion(self, page: Page) -> str:
         """Why the page is left out of the index ("" when it is not)."""
         meta: Mapping[str, Any] = page.meta or {}
@@ -132,3 +169,12 @@ def _site_language(config: MkDocsConfig) -> str | None:
     theme = config.theme
     language = theme.get("language") or getattr(theme, "locale", None)
     return str(language) if language else None
+
+
+def _page_key(page: PageInput) -> str:
+    """A hash of everything a page's chunks depend on, besides the options."""
+    facts = json.dumps([page.source_path, page.url, page.title, page.meta], sort_keys=True,
+                       default=str)
+    digest = hashlib.sha256(facts.encode("utf-8", "surrogatepass"))
+    digest.update(page.html.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()

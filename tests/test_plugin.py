@@ -208,3 +208,36 @@ def test_failed_write_stops_the_build_without_a_partial_index(
     assert (site / "index.html").is_file()
     assert not (site / "chunks.jsonl").exists()
     assert not list(site.rglob(".*.tmp"))
+
+
+def test_rebuilds_rechunk_only_changed_pages(make_site: SiteBuilder, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `mkdocs serve` does: one plugin object, rebuild after an edit (and with --dirty)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from mdchunk.pipeline import Chunker
+
+    site = make_site(PAGES)
+    before = {r["id"]: r for r in Index.load(site).records}
+    calls: list[str] = []
+    chunk_page = Chunker.chunk_page
+
+    def counted(self: Chunker, page: object) -> object:
+        calls.append(page.source_path)  # type: ignore[attr-defined]
+        return chunk_page(self, page)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Chunker, "chunk_page", counted)
+    (tmp_path / "docs" / "guide" / "setup.md").write_text(
+        "# Setup\n\nInstall it quickly.\n\n## Linux\n\nUse the package.\n")
+    for dirty in (False, True):
+        calls.clear()
+        build(load_config(config_file=str(tmp_path / "mkdocs.yml")), dirty=dirty)
+        after = {r["id"]: r for r in Index.load(site).records}
+        assert set(after) == set(before)  # every page is still in the index
+        assert calls == ([] if dirty else ["guide/setup.md"])
+        assert "Install it quickly." in after["doc:guide/setup::ch0"]["originalText"]
+        assert after["doc:index::ch0"] == before["doc:index::ch0"]
+    (tmp_path / "docs" / "drafts" / "wip.md").unlink()
+    build(load_config(config_file=str(tmp_path / "mkdocs.yml")))
+    assert not any(r["parentId"] == "doc:drafts/wip" for r in Index.load(site).records)
