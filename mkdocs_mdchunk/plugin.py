@@ -16,8 +16,8 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
 import logging
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
