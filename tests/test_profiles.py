@@ -746,7 +746,7 @@ def test_every_profile_agrees_with_native(example_pages: tuple[Path, list[PageCh
 TARGETS = {"native": "chunks.jsonl", "files": "chunks", "hepilot": "chunks.hepilot.jsonl",
            "semantic": "chunks.semantic.jsonl", "flat": "chunks.flat.jsonl",
            "markdown_chunker": "chunks.markdown_chunker.jsonl", "adr": "chunks.adr.jsonl",
-           "docsearch": "docsearch.json"}
+           "docsearch": "docsearch.json", "sqlite": "chunks.sqlite"}
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -772,6 +772,11 @@ def test_write_profiles_writes_every_format(example_pages: tuple[Path, list[Page
         elif name == "docsearch":
             records = json.loads(path.read_text(encoding="utf-8"))
             assert isinstance(records, list) and len(records) == total
+        elif name == "sqlite":
+            from mdchunk.sqlite import read_sqlite
+
+            native = [c.as_native() for page in pages for c in page.chunks]
+            assert read_sqlite(path) == json.loads(json.dumps(native))
         else:
             lines = path.read_text(encoding="utf-8").splitlines()
             assert len(lines) == total

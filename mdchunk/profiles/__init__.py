@@ -13,6 +13,7 @@ and `write_profiles` writes the selected ones next to the built site, each file 
 | `markdown_chunker` | seed 000's metadata | `chunks.markdown_chunker.jsonl` |
 | `adr` | seed 004's metadata (ChromaDB-ready) | `chunks.adr.jsonl` |
 | `docsearch` | DocSearch / Typesense scraper records | `docsearch.json` (a JSON array) |
+| `sqlite` | the native records + an FTS5 index (`mdchunk.sqlite`) | `chunks.sqlite` |
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from mdchunk.profiles.semantic import (
     semantic_records,
 )
 from mdchunk.profiles.validation import ChunkValidationError
+from mdchunk.sqlite import write_sqlite
 from mdchunk.writers import write_jsonl
 
 __all__ = [
@@ -122,6 +124,10 @@ PROFILES: dict[str, Profile] = {
                 "seed 004: front matter metadata, ChromaDB-ready"),
         Profile("docsearch", "docsearch.json", "json", _page_only(docsearch_records),
                 "DocSearch / Typesense scraper records (one per chunk)"),
+        # base.Layout does not name "sqlite" yet (base.py is not ours to edit here).
+        Profile("sqlite", "chunks.sqlite", "sqlite",
+                _page_only(native_records),
+                "the native records in SQLite with an FTS5 (bm25) index over text and titles"),
     )
 }
 """Every output format by name."""
@@ -178,6 +184,8 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
             write_folder(target, files_by_name(format_records))
         elif profile.layout == "json":
             write_json_array(target, format_records)
+        elif profile.layout == "sqlite":
+            write_sqlite(target, format_records)
         else:
             write_jsonl(target, format_records)
         written[name] = target

@@ -15,7 +15,7 @@ ChunksLike = PageChunks | Sequence[Chunk]
 Record = dict[str, Any]
 """One output record, as plain JSON values."""
 
-Layout = Literal["jsonl", "json", "files"]
+Layout = Literal["jsonl", "json", "files", "sqlite"]
 """How a profile's records are written: one per line, one JSON array, one file per record."""
 
 

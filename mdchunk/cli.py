@@ -1,0 +1,424 @@
+"""The `mdchunk` command: chunk Markdown without a site build, search, inspect and sync indexes.
+
+`main` is a click group; a new command is one `@main.command()` function (lazy imports inside
+keep `mdchunk --help` fast).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mdchunk._version import __version__
+from mdchunk.errors import MdChunkError, OptionError
+
+#: Keys of a `--config` file (and of the MkDocs plugin) besides the chunking options.
+_OUTPUT_KEYS = ("output", "formats", "write_markdown", "exclude", "site_url", "enabled")
+
+
+def _fail(error: Exception) -> click.ClickException:
+    """A click error for a core error: bad options name the option."""
+    if isinstance(error, OptionError):
+        flag = "--" + error.option.split(".")[0].replace("_", "-")
+        return click.BadParameter(error.message, param_hint=f"'{flag}' ({error.option})")
+    return click.ClickException(str(error))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="mdchunk")
+def main() -> None:
+    """Chunk documentation into RAG-ready chunks, search and check chunk indexes."""
+
+
+def _index_file(path: Path, name: str) -> Path:
+    """`path` itself, or `name` inside it when it is a folder."""
+    return path / name if path.is_dir() else path
+
+
+# ---------------------------------------------------------------------------------------------
+# mdchunk chunk
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(exists=True, path_type=Path))
+@click.option("-o", "--output-dir", "out", required=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write the index (and the pages' Markdown) into.")
+@click.option("-f", "--format", "formats", multiple=True, metavar="NAME",
+              help="Output format, repeatable: native, files, hepilot, semantic, flat, "
+                   "markdown_chunker, adr, docsearch, sqlite (default: native).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="YAML file with the MkDocs plugin's option names; flags win over it.")
+@click.option("--mkdocs-config", type=click.Path(dir_okay=False, path_type=Path),
+              help="An mkdocs.yml: its markdown_extensions, site_url and mdchunk options.")
+@click.option("--max-tokens", type=int, help="Largest chunk in tokens (512).")
+@click.option("--min-tokens", type=int, help="Chunks under this merge with a neighbour (50).")
+@click.option("--split-level", type=int, help="Headings at or above this level start a chunk (2).")
+@click.option("--overlap-tokens", type=int, help="Context shared with neighbours (0).")
+@click.option("--overlap-mode", type=click.Choice(["metadata", "text"]),
+              help="Where overlap goes (metadata).")
+@click.option("--encoding", help="tiktoken encoding of every token count (cl100k_base).")
+@click.option("--embed-template", help="Template of embedText ('{context}\\n\\n{text}').")
+@click.option("--preset", help="code-heavy, structured, minimal or adr.")
+@click.option("--adaptive-base-size", type=int, help="Turn on adaptive sizing with this base.")
+@click.option("--adaptive-min-scale", type=float, help="Adaptive sizing: smallest scale (0.5).")
+@click.option("--adaptive-max-scale", type=float, help="Adaptive sizing: largest scale (1.5).")
+@click.option("--output", "output_name", help="File name of the native index (chunks.jsonl).")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Leave out source paths matching this glob (repeatable).")
+@click.option("--site-url", help="The site's url: absoluteUrl and absolute links.")
+@click.option("--markdown/--no-markdown", "write_markdown", default=None,
+              help="Write each page's Markdown beside where its HTML would be (default on).")
+def chunk(paths: tuple[Path, ...], out: Path, formats: tuple[str, ...],
+          config_file: Path | None, mkdocs_config: Path | None, **flags: Any) -> None:
+    """Chunk Markdown files or folders (no site build) into OUT.
+
+    Each file is rendered with Python-Markdown (toc with permalinks, tables, fences,
+    admonition, attr_list, def_list, footnotes, md_in_html; or the extensions of
+    --mkdocs-config), then chunked by the same core as the MkDocs plugin. Page urls follow
+    MkDocs's directory urls: guide/install.md -> guide/install/, index.md -> the root.
+    """
+    from mdchunk.source import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
+
+    try:
+        settings: dict[str, Any] = {}
+        markdown_config = MarkdownConfig.default()
+        if mkdocs_config is not None:
+            site = load_mkdocs_config(mkdocs_config)
+            markdown_config = site.markdown
+            settings.update(site.plugin_options)
+            if site.site_url:
+                settings["site_url"] = site.site_url
+        if config_file is not None:
+            settings.update(_config_file(config_file))
+        settings.update(_flag_settings(formats, flags))
+        options, output = _split_settings(settings)
+    except (MdChunkError, OSError) as error:
+        raise _fail(error) from error
+    from mdchunk.source import find_sources
+
+    try:
+        sources = find_sources(paths, exclude=list(output.get("exclude") or []))
+    except SourceError as error:
+        raise _fail(error) from error
+    renderer = Renderer(markdown_config,
+                        files=[s.source_path for s in sources] + _all_files(paths))
+    _run_chunk(sources, renderer, options, output, out,
+               progress=any(path.is_dir() for path in paths))
+
+
+def _all_files(paths: Sequence[Path]) -> list[str]:
+    """Source paths of every file under the folders (targets of links to rewrite)."""
+    names: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            names.extend(file.relative_to(path).as_posix()
+                         for file in path.rglob("*") if file.is_file())
+    return names
+
+
+def _config_file(path: Path) -> dict[str, Any]:
+    from mdchunk.source import load_yaml
+
+    data = load_yaml(path)
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise OptionError("config", f"{path} must hold a mapping of options")
+    return dict(data)
+
+
+def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings given as flags (those not given are left out)."""
+    settings = {
+        name: value for name, value in flags.items()
+        if value is not None and value != () and not name.startswith("adaptive_")
+        and name != "output_name"
+    }
+    if flags.get("output_name"):
+        settings["output"] = flags["output_name"]
+    if formats:
+        settings["formats"] = list(formats)
+    if settings.get("exclude") is not None:
+        settings["exclude"] = list(settings["exclude"])
+    adaptive = {
+        key: flags[f"adaptive_{key}"] for key in ("base_size", "min_scale", "max_scale")
+        if flags.get(f"adaptive_{key}") is not None
+    }
+    if adaptive:
+        settings["adaptive_sizing"] = adaptive
+    return settings
+
+
+def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The chunking options (validated) and the output settings."""
+    from mdchunk.options import ChunkOptions
+    from mdchunk.profiles import check_formats
+
+    chunking = {key: value for key, value in settings.items() if key not in _OUTPUT_KEYS}
+    options = ChunkOptions.validated(chunking)
+    output = {key: value for key, value in settings.items() if key in _OUTPUT_KEYS}
+    output["formats"] = check_formats(output.get("formats") or ["native"])
+    name = str(output.get("output") or "chunks.jsonl")
+    if name.startswith("/") or ".." in name.split("/"):
+        raise OptionError("output", f"must be a relative path without '..', got {name!r}")
+    output["output"] = name
+    return options, output
+
+
+def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapping[str, Any],
+               out: Path, *, progress: bool) -> None:
+    from mdchunk.pipeline import Chunker, PageChunks
+    from mdchunk.profiles import write_profiles
+    from mdchunk.source import markdown_target
+    from mdchunk.tokens import tiktoken_counter
+    from mdchunk.writers import write_text
+
+    try:
+        counter = tiktoken_counter(options.encoding)
+    except MdChunkError as error:
+        raise _fail(error) from error
+    chunker = Chunker(options, counter=counter, site_url=str(output.get("site_url") or ""))
+    pages: list[PageChunks] = []
+    show = progress and sys.stderr.isatty()
+    with click.progressbar(sources, label="Chunking", file=sys.stderr,
+                           show_pos=True) if show else _nullbar(sources) as bar:
+        for source in bar:
+            try:
+                page = renderer.render(source)
+            except MdChunkError as error:
+                raise _fail(error) from error
+            meta = page.meta
+            if any(isinstance(meta.get(key), Mapping) and meta[key].get("exclude") is True
+                   for key in ("mdchunk", "search")):
+                continue
+            try:
+                result = chunker.chunk_page(page)
+            except Exception as error:  # noqa: BLE001 - one bad page must not stop the rest
+                click.echo(f"warning: {source.source_path}: cannot be chunked, left out: "
+                           f"{error}", err=True)
+                continue
+            for warning in result.warnings:
+                click.echo(f"warning: {source.source_path}: {warning}", err=True)
+            pages.append(result)
+    try:
+        if output.get("write_markdown", True) is not False:
+            for result in pages:
+                write_text(out / markdown_target(result.url), result.markdown)
+        written = write_profiles(out, pages, output["formats"], output=output["output"])
+    except (OSError, MdChunkError) as error:
+        raise click.ClickException(f"cannot write into {out}: {error}") from error
+    chunks = [c for result in pages for c in result.chunks]
+    click.echo(
+        f"{sum(bool(r.chunks) for r in pages)} pages, {len(chunks)} chunks "
+        f"({sum(c.flags.allow_oversize for c in chunks)} oversize, "
+        f"{sum(c.flags.small_chunk for c in chunks)} small) written to "
+        + ", ".join(str(path) for path in written.values()),
+        err=True,
+    )
+
+
+class _nullbar:  # noqa: N801 - stands in for click.progressbar
+    """A context manager that yields the items unchanged (no progress bar)."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self.items = items
+
+    def __enter__(self) -> Sequence[Any]:
+        return self.items
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# mdchunk query / stats
+
+
+@main.command()
+@click.argument("index", type=click.Path(exists=True, path_type=Path))
+@click.argument("question")
+@click.option("-k", "--top", "k", default=5, show_default=True, type=click.IntRange(min=1),
+              help="How many chunks to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def query(index: Path, question: str, k: int, as_json: bool) -> None:
+    """Search INDEX (a chunks.sqlite, or the folder holding it) for QUESTION.
+
+    Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
+    and titles weigh more than in body text).
+    """
+    import sqlite3
+
+    from mdchunk.sqlite import search
+
+    path = _index_file(index, "chunks.sqlite")
+    try:
+        hits = search(path, question, k)
+    except (sqlite3.Error, OSError) as error:
+        raise click.ClickException(f"{path}: cannot search: {error}") from error
+    if as_json:
+        click.echo(json.dumps([hit.as_dict() for hit in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        click.echo("no match", err=True)
+        return
+    for rank, hit in enumerate(hits, start=1):
+        click.echo(f"{rank}. {hit.breadcrumb or hit.title}  (score {hit.score:.2f})")
+        click.echo(f"   {hit.url or '/'}")
+        excerpt = " ".join(hit.text.split())
+        click.echo(f"   {excerpt[:160]}{'...' if len(excerpt) > 160 else ''}")
+
+
+@main.command()
+@click.argument("index", type=click.Path(exists=True, path_type=Path))
+def stats(index: Path) -> None:
+    """Pages, chunks, a token histogram, oversize and small chunks of INDEX.
+
+    INDEX is a native chunks.jsonl or a chunks.sqlite (or a folder holding chunks.jsonl).
+    """
+    from mdchunk.stats import render_stats
+
+    path = _index_file(index, "chunks.jsonl")
+    records = _read(path)
+    click.echo(render_stats(records))
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    import sqlite3
+
+    from mdchunk.sqlite import read_index
+
+    try:
+        return read_index(path)
+    except (OSError, ValueError, sqlite3.Error) as error:
+        raise click.ClickException(f"{path}: cannot read the index: {error}") from error
+
+
+# ---------------------------------------------------------------------------------------------
+# mdchunk validate / diff
+
+
+@main.command()
+@click.argument("index", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--profile", help="The index's format (default: from the file name).")
+@click.option("--tokens", "check_tokens", is_flag=True,
+              help="Also check that every token count is exact (native).")
+@click.option("--pages", "pages_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the pages' .md files (default: the index's folder).")
+def validate(index: Path, profile: str | None, check_tokens: bool, pages_dir: Path | None
+             ) -> None:
+    """Check INDEX against its profile's schema and the invariants.
+
+    Native indexes: required fields, unique ids, prev/next chains, chunkNumber/totalChunks,
+    sha256, and offsets against the pages' .md files when they sit beside the index. Exits
+    with status 1 and one line per problem when anything is wrong.
+    """
+    from mdchunk.profiles import PROFILES
+    from mdchunk.validate import infer_profile, validate_records
+
+    name = profile or infer_profile(index)
+    if name not in PROFILES:
+        raise click.BadParameter(f"unknown profile {name!r}; known: {', '.join(PROFILES)}",
+                                 param_hint="'--profile'")
+    records = _read(index)
+    counter = None
+    if check_tokens:
+        from mdchunk.tokens import tiktoken_counter
+
+        options = ((records[0].get("metadata") or {}).get("chunkingOptions") or {}
+                   if records and isinstance(records[0], dict) else {})
+        try:
+            counter = tiktoken_counter(str(options.get("encoding") or "cl100k_base"))
+        except MdChunkError as error:
+            raise _fail(error) from error
+    problems = validate_records(records, name, markdown_dir=pages_dir or index.parent,
+                                counter=counter)
+    for problem in problems:
+        click.echo(str(problem))
+    if problems:
+        click.echo(f"{index}: {len(problems)} problem(s) in {len(records)} records "
+                   f"(profile {name})", err=True)
+        sys.exit(1)
+    click.echo(f"{index}: {len(records)} records, valid ({name})", err=True)
+
+
+@main.command()
+@click.argument("old", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("new", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object.")
+def diff(old: Path, new: Path, as_json: bool) -> None:
+    """Added, changed and removed chunks from OLD to NEW (native indexes).
+
+    Chunks are matched by page, section anchor path and ordinal within the section, so a
+    section that did not change keeps its key when others move; changed means the SHA-256
+    of its text differs.
+    """
+    from mdchunk.diff import diff_indexes
+
+    result = diff_indexes(_read(old), _read(new))
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+        return
+    for mark, entries in (("+", result.added), ("~", result.changed), ("-", result.removed)):
+        for entry in entries:
+            click.echo(f"{mark} {entry.id}  {entry.url or '/'}  [{entry.key}]")
+    click.echo(f"{len(result.added)} added, {len(result.changed)} changed, "
+               f"{len(result.removed)} removed, {result.unchanged} unchanged "
+               f"({len(result.moved)} with a new id)", err=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# mdchunk sync chroma
+
+
+@main.group()
+def sync() -> None:
+    """Keep a vector store in step with a chunk index."""
+
+
+@sync.command("chroma")
+@click.argument("index", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--path", "store", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the persistent Chroma database.")
+@click.option("--collection", required=True, help="Collection name (3-512 chars).")
+@click.option("--model", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Local sentence-transformers model folder (nothing is downloaded).")
+@click.option("--no-embedding", is_flag=True,
+              help="Use the vectors the records carry in an 'embedding' field.")
+def sync_chroma_command(index: Path, store: Path, collection: str, model: Path | None,
+                        no_embedding: bool) -> None:
+    """Upsert INDEX's chunks into a local Chroma collection and delete those gone.
+
+    Only new chunks and chunks whose text changed (sha256) are embedded. Needs
+    pip install 'mdchunk[chroma]'.
+    """
+    from mdchunk.chroma import (
+        ChromaError,
+        open_collection,
+        sentence_transformers_embedder,
+        sync_chroma,
+    )
+
+    if (model is None) == (not no_embedding):
+        raise click.UsageError("give exactly one of --model PATH and --no-embedding")
+    try:
+        embed = sentence_transformers_embedder(model) if model is not None else None
+        target = open_collection(store, collection)
+        report = sync_chroma(_read(index), target, embed)
+    except ChromaError as error:
+        raise click.ClickException(str(error)) from error
+    except Exception as error:
+        raise click.ClickException(f"chroma: {error}") from error
+    click.echo(f"{report.embedded} embedded, {report.updated} metadata updated, "
+               f"{report.deleted} deleted, {report.unchanged} unchanged; {report.total} chunks "
+               f"in {collection}", err=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

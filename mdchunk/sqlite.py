@@ -1,0 +1,237 @@
+"""The `sqlite` output format: the native records in one SQLite file with an FTS5 index.
+
+`chunks.sqlite` holds three tables and needs nothing but Python's `sqlite3` to open:
+
+- `chunks`: one row per chunk, one column per native field (`id`, `parentId`, ...,
+  `originalText`, ...). Nested fields (`headerPath`, `charOffsets`, `tokenStats`, `flags`,
+  `metadata`, ...) are JSON text in columns declared `JSON` (query them with `json_extract`).
+- `chunks_fts`: an FTS5 index (external content: `chunks`) over `headerBreadcrumb`,
+  `sectionTitle`, `fileTitle` and `originalText`, tokenized with `porter unicode61`.
+- `meta`: `key`/`value` pairs: `schema_version` (of this file's layout), `record_schema_version`,
+  `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`.
+
+Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb weighs 4 times,
+in the section or page title 3 and 2 times, a word in the body text; see `search`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import re
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from mdchunk._version import __version__
+from mdchunk.chunk import SCHEMA_VERSION
+
+#: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
+SQLITE_SCHEMA_VERSION = 1
+
+#: The native record's fields, in order; those in `JSON_COLUMNS` hold JSON text.
+COLUMNS: tuple[str, ...] = (
+    "id", "parentId", "prevId", "nextId", "embedText", "originalText", "chunkNumber",
+    "totalChunks", "contentType", "fileTitle", "sectionTitle", "headerPath", "headerBreadcrumb",
+    "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "subHeaders",
+    "charOffsets", "lineRange", "tokenStats", "blockTypes", "features", "flags",
+    "adaptiveSizing", "previousContent", "nextContent", "uuid", "documentUuid", "sha256",
+    "schemaVersion", "metadata",
+)
+JSON_COLUMNS = frozenset({
+    "headerPath", "headerDepths", "headerSlugs", "subHeaders", "charOffsets", "lineRange",
+    "tokenStats", "blockTypes", "features", "flags", "adaptiveSizing", "metadata",
+})
+_INTEGER_COLUMNS = frozenset({"chunkNumber", "totalChunks", "schemaVersion"})
+
+#: FTS5 columns (all from `chunks`) and their bm25 weights, in the same order.
+FTS_COLUMNS: tuple[str, ...] = ("headerBreadcrumb", "sectionTitle", "fileTitle", "originalText")
+FTS_WEIGHTS: tuple[float, ...] = (4.0, 3.0, 2.0, 1.0)
+
+#: Words left out of a query when others remain (they match nearly every chunk).
+STOP_WORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "i", "if", "in", "is", "it", "its", "my", "of", "on", "or", "should", "so", "that", "the",
+    "their", "then", "there", "these", "this", "to", "was", "what", "when", "where", "which",
+    "who", "why", "will", "with", "you", "your"
+})
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _column_type(name: str) -> str:
+    if name in JSON_COLUMNS:
+        return "JSON"
+    return "INTEGER" if name in _INTEGER_COLUMNS else "TEXT"
+
+
+def _cell(name: str, value: Any) -> Any:
+    if name in JSON_COLUMNS:
+        return None if value is None else json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def write_sqlite(path: Path, records: Iterable[dict[str, Any]]) -> int:
+    """Write native records to `path` atomically; return the number of chunks.
+
+    The database is built in a temporary file beside `path`, then renamed over it: readers
+    see the old file or the whole new one, never a half-written index.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        count = _fill(Path(temporary), records)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return count
+
+
+def _fill(path: Path, records: Iterable[dict[str, Any]]) -> int:
+    columns = ", ".join(f'"{name}" {_column_type(name)}' for name in COLUMNS)
+    placeholders = ", ".join("?" for _ in COLUMNS)
+    fts_columns = ", ".join(f'"{name}"' for name in FTS_COLUMNS)
+    options: Any = None
+    count = 0
+    connection = sqlite3.connect(path)
+    try:
+        with connection:
+            connection.execute(f"CREATE TABLE chunks ({columns}, PRIMARY KEY (id))")
+            connection.execute("CREATE INDEX chunks_parent ON chunks (parentId, chunkNumber)")
+            connection.execute(
+                f"CREATE VIRTUAL TABLE chunks_fts USING fts5({fts_columns}, content='chunks', "
+                "content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2')"
+            )
+            connection.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+            for record in records:
+                connection.execute(
+                    f"INSERT INTO chunks VALUES ({placeholders})",
+                    [_cell(name, record.get(name)) for name in COLUMNS],
+                )
+                if options is None:
+                    options = (record.get("metadata") or {}).get("chunkingOptions")
+                count += 1
+            connection.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+            meta = {
+                "schema_version": str(SQLITE_SCHEMA_VERSION),
+                "record_schema_version": str(SCHEMA_VERSION),
+                "mdchunk_version": __version__,
+                "options": json.dumps(options, sort_keys=True),
+                "chunks": str(count),
+            }
+            connection.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+    finally:
+        connection.close()
+    return count
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open an index read-only (a missing file raises instead of creating one)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such index file")
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+def read_sqlite(path: Path) -> list[dict[str, Any]]:
+    """The native records of a `chunks.sqlite`, in the order they were written."""
+    connection = _connect(path)
+    try:
+        cursor = connection.execute("SELECT * FROM chunks ORDER BY rowid")
+        names = [column[0] for column in cursor.description]
+        return [
+            {name: json.loads(value) if name in JSON_COLUMNS and value is not None else value
+             for name, value in zip(names, row, strict=True)}
+            for row in cursor
+        ]
+    finally:
+        connection.close()
+
+
+def read_meta(path: Path) -> dict[str, str]:
+    """The `meta` table of a `chunks.sqlite`."""
+    connection = _connect(path)
+    try:
+        return dict(connection.execute("SELECT key, value FROM meta"))
+    finally:
+        connection.close()
+
+
+def read_index(path: Path) -> list[dict[str, Any]]:
+    """Records of an index: a `.sqlite`/`.db` file, a JSON array, or JSON lines."""
+    if path.suffix in (".sqlite", ".db", ".sqlite3"):
+        return read_sqlite(path)
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        records = json.loads(text)
+        if not isinstance(records, list):
+            raise ValueError(f"{path}: expected a JSON array of records")
+        return records
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not JSON: {error.msg}") from error
+    return records
+
+
+def fts_query(question: str) -> str:
+    """An FTS5 query matching any word of `question` (stop words dropped when others remain).
+
+    Every word is quoted, so no punctuation or FTS5 keyword (`AND`, `NEAR`, `*`, `"`) in user
+    input can raise a syntax error. Returns "" when the question has no word.
+    """
+    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(question)))
+    kept = [word for word in words if word not in STOP_WORDS] or words
+    return " OR ".join(f'"{word}"' for word in kept)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result."""
+
+    id: str
+    url: str
+    breadcrumb: str
+    title: str
+    score: float
+    """-bm25: higher is better."""
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        return dataclasses.asdict(self)
+
+
+def search(path: Path, question: str, k: int = 5,
+           weights: Sequence[float] = FTS_WEIGHTS) -> list[Hit]:
+    """The `k` chunks of the index at `path` that best match `question`, best first."""
+    query = fts_query(question)
+    if not query or k <= 0:
+        return []
+    weight_args = ", ".join(str(float(weight)) for weight in weights)
+    connection = _connect(path)
+    try:
+        rows = connection.execute(
+            f"SELECT c.id, c.url, c.headerBreadcrumb, c.fileTitle, "
+            f"bm25(chunks_fts, {weight_args}) AS rank, c.originalText "
+            "FROM chunks_fts JOIN chunks AS c ON c.rowid = chunks_fts.rowid "
+            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+            (query, k),
+        ).fetchall()
+    finally:
+        connection.close()
+    return [
+        Hit(id=row[0], url=row[1], breadcrumb=row[2] or "", title=row[3] or "",
+            score=round(-row[4], 4), text=row[5])
+        for row in rows
+    ]
