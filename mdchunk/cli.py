@@ -35,6 +35,38 @@ def main() -> None:
     """Chunk documentation into RAG-ready chunks, search and check chunk indexes."""
 
 
+_CHUNKING_FLAGS = (
+    click.option("--max-tokens", type=int, help="Largest chunk in tokens (512)."),
+    click.option("--min-tokens", type=int, help="Chunks under this merge with a neighbour (50)."),
+    click.option("--split-level", type=int,
+                 help="Headings at or above this level start a chunk (2)."),
+    click.option("--overlap-tokens", type=int, help="Context shared with neighbours (0)."),
+    click.option("--overlap-mode", type=click.Choice(["metadata", "text"]),
+                 help="Where overlap goes (metadata)."),
+    click.option("--encoding", help="tiktoken encoding of every token count (cl100k_base)."),
+    click.option("--embed-template", help="Template of embedText ('{context}\\n\\n{text}')."),
+    click.option("--preset", help="code-heavy, structured, minimal or adr."),
+    click.option("--adaptive-base-size", type=int, help="Turn on adaptive sizing with this base."),
+    click.option("--adaptive-min-scale", type=float,
+                 help="Adaptive sizing: smallest scale (0.5)."),
+    click.option("--adaptive-max-scale", type=float,
+                 help="Adaptive sizing: largest scale (1.5)."),
+    click.option("--output", "output_name", help="File name of the native index (chunks.jsonl)."),
+    click.option("--exclude", multiple=True, metavar="GLOB",
+                 help="Leave out pages whose path matches this glob (repeatable)."),
+    click.option("--site-url", help="The site's url: absoluteUrl and absolute links."),
+    click.option("--markdown/--no-markdown", "write_markdown", default=None,
+                 help="Write each page's Markdown beside its HTML (default on)."),
+)
+
+
+def chunking_flags(command: Any) -> Any:
+    """Add every chunking and output option as a flag (shared by `chunk` and `site`)."""
+    for option in reversed(_CHUNKING_FLAGS):
+        command = option(command)
+    return command
+
+
 def _index_file(path: Path, name: str) -> Path:
     """`path` itself, or `name` inside it when it is a folder."""
     return path / name if path.is_dir() else path
@@ -57,24 +89,7 @@ def _index_file(path: Path, name: str) -> Path:
               help="YAML file with the MkDocs plugin's option names; flags win over it.")
 @click.option("--mkdocs-config", type=click.Path(dir_okay=False, path_type=Path),
               help="An mkdocs.yml: its markdown_extensions, site_url and mdchunk options.")
-@click.option("--max-tokens", type=int, help="Largest chunk in tokens (512).")
-@click.option("--min-tokens", type=int, help="Chunks under this merge with a neighbour (50).")
-@click.option("--split-level", type=int, help="Headings at or above this level start a chunk (2).")
-@click.option("--overlap-tokens", type=int, help="Context shared with neighbours (0).")
-@click.option("--overlap-mode", type=click.Choice(["metadata", "text"]),
-              help="Where overlap goes (metadata).")
-@click.option("--encoding", help="tiktoken encoding of every token count (cl100k_base).")
-@click.option("--embed-template", help="Template of embedText ('{context}\\n\\n{text}').")
-@click.option("--preset", help="code-heavy, structured, minimal or adr.")
-@click.option("--adaptive-base-size", type=int, help="Turn on adaptive sizing with this base.")
-@click.option("--adaptive-min-scale", type=float, help="Adaptive sizing: smallest scale (0.5).")
-@click.option("--adaptive-max-scale", type=float, help="Adaptive sizing: largest scale (1.5).")
-@click.option("--output", "output_name", help="File name of the native index (chunks.jsonl).")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help="Leave out source paths matching this glob (repeatable).")
-@click.option("--site-url", help="The site's url: absoluteUrl and absolute links.")
-@click.option("--markdown/--no-markdown", "write_markdown", default=None,
-              help="Write each page's Markdown beside where its HTML would be (default on).")
+@chunking_flags
 def chunk(paths: tuple[Path, ...], out: Path, formats: tuple[str, ...],
           config_file: Path | None, mkdocs_config: Path | None, **flags: Any) -> None:
     """Chunk Markdown files or folders (no site build) into OUT.
@@ -239,6 +254,56 @@ class _nullbar:  # noqa: N801 - stands in for click.progressbar
 
 # ---------------------------------------------------------------------------------------------
 # mdchunk query / stats
+
+
+# ---------------------------------------------------------------------------------------------
+# mdchunk site
+
+
+@main.command()
+@click.argument("site_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--docs", "docs_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The sources: pages get their source path and front matter from them.")
+@click.option("--content-selector", metavar="CSS",
+              help="CSS selector of the page content, for a theme mdchunk does not know.")
+@click.option("-f", "--format", "formats", multiple=True, metavar="NAME",
+              help="Output format, repeatable (default: native).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="YAML file with the MkDocs plugin's option names; flags win over it.")
+@chunking_flags
+def site(site_dir: Path, docs_dir: Path | None, content_selector: str | None,
+         formats: tuple[str, ...], config_file: Path | None, **flags: Any) -> None:
+    """Chunk an already built site (SITE_DIR) and write the index into it.
+
+    For engines that run no Python plugins (Zensical, MkDocs 2) and sites built elsewhere:
+    `zensical build && mdchunk site site/`. The page content is found with selectors for the
+    MkDocs, readthedocs, Material/Zensical and Sphinx (basic, alabaster, furo, pydata, book,
+    rtd) themes; 404, search and generated index pages are skipped. Where a plugin sees the
+    same site, the chunks are the plugin's.
+    """
+    from mdchunk.postbuild import chunk_site
+
+    try:
+        settings = _config_file(config_file) if config_file is not None else {}
+        settings.update(_flag_settings(formats, flags))
+        options, output = _split_settings(settings)
+        summary = chunk_site(
+            site_dir, options=options, formats=output["formats"], docs_dir=docs_dir,
+            content_selector=content_selector, site_url=output.get("site_url"),
+            exclude=list(output.get("exclude") or ()),
+            write_markdown=output.get("write_markdown") is not False, output=output["output"],
+        )
+    except (MdChunkError, OSError) as error:
+        raise _fail(error) from error
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    chunks = [c for page in summary.pages for c in page.chunks]
+    click.echo(
+        f"{sum(bool(p.chunks) for p in summary.pages)} pages, {len(chunks)} chunks "
+        f"({sum(c.flags.allow_oversize for c in chunks)} oversize, "
+        f"{sum(c.flags.small_chunk for c in chunks)} small; {len(summary.skipped)} pages "
+        f"skipped) written to {', '.join(str(path) for path in summary.written.values())}"
+    )
 
 
 @main.command()

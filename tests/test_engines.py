@@ -10,13 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from mdchunk.cli import main
 from mdchunk.errors import OptionError
 from mdchunk.postbuild import chunk_site
 from tests.conftest import build_mkdocs
 from tests.invariants import Index, check_index
 from tests.test_sphinx import EXAMPLE as SPHINX_EXAMPLE
-from tests.test_sphinx import sphinx_build
+from tests.test_sphinx import make_project, sphinx_build
 
 #: Fields that do not depend on where the page title comes from (the plugins take MkDocs' nav
 #: title or Sphinx's first heading; a built page only has its <title>).
@@ -90,6 +92,23 @@ def test_content_selector_for_unknown_themes(tmp_path: Path) -> None:
         chunk_site(site, content_selector="div[")
 
 
+def test_site_command_on_a_sphinx_build(tmp_path: Path) -> None:
+    source = make_project(tmp_path)
+    assert sphinx_build(source, tmp_path / "out", "-b", "dirhtml")[0] == 0
+    plugin = Index.load(tmp_path / "out").records
+    run = CliRunner().invoke(main, ["site", str(tmp_path / "out"), "--docs", str(source),
+                                    "--output", "post.jsonl", "--max-tokens", "512"])
+    assert run.exit_code == 0, run.output
+    assert run.output.startswith("3 pages, ")
+    post = Index.load(tmp_path / "out", "post.jsonl")
+    check_index(post, max_tokens=512)
+    assert same_fields(post.records) == same_fields(plugin)
+    bad = CliRunner().invoke(main, ["site", str(tmp_path / "out"), "--content-selector", "div["])
+    assert bad.exit_code != 0 and "content_selector" in bad.output
+    bad = CliRunner().invoke(main, ["site", str(tmp_path / "out"), "--max-tokens", "4"])
+    assert bad.exit_code == 2 and "--max-tokens" in bad.output
+
+
 def test_properdocs_builds_the_same_index_as_mkdocs(example_site: Path,
                                                     reproducible: None) -> None:
     if importlib.util.find_spec("properdocs") is None:
@@ -118,7 +137,10 @@ def test_zensical_site_through_post_build(example_site: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     site = example_site / "site"
     assert not (site / "chunks.jsonl").exists()  # Zensical runs no Python plugins
-    chunk_site(site, docs_dir=example_site / "docs")
+    run = CliRunner().invoke(main, ["site", str(site), "--docs", str(example_site / "docs"),
+                                    "-f", "native", "-f", "sqlite"])
+    assert run.exit_code == 0, run.output
+    assert "written to" in run.output and (site / "chunks.sqlite").is_file()
     index = Index.load(site)
     check_index(index, max_tokens=512)
     assert len(index.pages()) >= 10
