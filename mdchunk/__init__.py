@@ -11,13 +11,18 @@ from mdchunk.chunk import Chunk, Features, Flags
 from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
 from mdchunk.html import parse_html
 from mdchunk.model import Block, ParsedPage
-from mdchunk.options import ChunkOptions
+from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
 from mdchunk.pipeline import Chunker, PageChunks, PageInput, build_time
+from mdchunk.postbuild import SiteSummary, chunk_site
+from mdchunk.profiles import PROFILES, write_profiles
 from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter
 from mdchunk.tree import Section, build_tree
 from mdchunk.writers import atomic_write, write_jsonl, write_text
 
 __all__ = [
+    "PRESETS",
+    "PROFILES",
+    "AdaptiveSizing",
     "Block",
     "Chunk",
     "ChunkOptions",
@@ -31,15 +36,18 @@ __all__ = [
     "PageInput",
     "ParsedPage",
     "Section",
+    "SiteSummary",
     "TokenCounter",
     "TokenizerError",
     "__version__",
     "atomic_write",
     "build_time",
     "build_tree",
+    "chunk_site",
     "load_encoding",
     "parse_html",
     "tiktoken_counter",
     "write_jsonl",
+    "write_profiles",
     "write_text",
 ]

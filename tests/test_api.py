@@ -1,0 +1,34 @@
+"""The public API: what `mdchunk` exports, and the core's independence from the engines."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import mdchunk
+import mkdocs_mdchunk
+import sphinx_mdchunk
+
+
+def test_every_exported_name_exists_once() -> None:
+    for module in (mdchunk, mkdocs_mdchunk, sphinx_mdchunk):
+        assert len(module.__all__) == len(set(module.__all__)), module.__name__
+        for name in module.__all__:
+            assert getattr(module, name) is not None, f"{module.__name__}.{name}"
+
+
+def test_the_core_never_imports_an_engine() -> None:
+    modules = ["mdchunk", "mdchunk.cli", "mdchunk.postbuild", "mdchunk.profiles",
+               "mdchunk.sqlite", "mdchunk.diff", "mdchunk.validate", "mdchunk.stats",
+               "mdchunk.source"]
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "engines = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'mkdocs', 'properdocs', 'sphinx', 'docutils'})\n"
+        "print(engines)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"
