@@ -25,6 +25,7 @@ WRITER_OPTIONS: dict[str, tuple[Any, tuple[type, ...]]] = {
     "write_markdown": (True, (bool,)),
     "exclude": ([], (list, tuple)),
     "formats": (["native"], (list, tuple)),
+    "inspector": (False, (bool,)),
 }
 
 

@@ -21,6 +21,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from mdchunk.errors import MdChunkError
+from mdchunk.inspector import page_data, write_inspector
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats, page_records, write_records
 from mdchunk.tokens import tiktoken_counter
@@ -70,6 +71,7 @@ class MdChunkBuild:
         self.chunker = Chunker(options, counter=counter, site_url=site_url)
         settings = {**options.as_dict(), "site_url": site_url,
                     "formats": sorted(app.config.mdchunk_formats),
+                    "inspector": app.config.mdchunk_inspector,
                     "language": app.config.language}
         self.fingerprint = hashlib.sha256(
             json.dumps(settings, sort_keys=True).encode()
@@ -120,6 +122,7 @@ class MdChunkBuild:
             },
             "records": page_records(result, app.config.mdchunk_formats,
                                     language=app.config.language),
+            "inspector": page_data(result) if app.config.mdchunk_inspector else None,
         }
         write_text(shard, dumps(payload))
 
@@ -136,6 +139,7 @@ class MdChunkBuild:
         formats = check_formats(app.config.mdchunk_formats)
         records: dict[str, list[dict[str, Any]]] = {name: [] for name in formats}
         totals = {"pages": 0, "chunks": 0, "oversize": 0, "small": 0}
+        inspected: list[dict[str, Any]] = []
         for name in documents:
             shard = _shard_path(app, name)
             if not shard.is_file():
@@ -151,6 +155,8 @@ class MdChunkBuild:
                 totals[key] += stats[key]
             for format_name in formats:
                 records[format_name].extend(payload["records"][format_name])
+            if payload.get("inspector"):
+                inspected.append(payload["inspector"])
         index = Path(app.outdir) / app.config.mdchunk_output
         try:
             written = write_records(Path(app.outdir), records, output=app.config.mdchunk_output)
@@ -160,6 +166,10 @@ class MdChunkBuild:
         logger.info("mdchunk: %d pages, %d chunks (%d oversize, %d small) written to %s",
                     totals["pages"], totals["chunks"], totals["oversize"], totals["small"],
                     ", ".join(str(path) for path in written.values()))
+        if app.config.mdchunk_inspector:
+            page = write_inspector(Path(app.outdir), inspected,
+                                   max_tokens=self.chunker.options.max_tokens)
+            logger.info("mdchunk: chunk inspector: %s", page)
 
 
 def _shard_path(app: Sphinx, pagename: str) -> Path:

@@ -175,6 +175,19 @@ def test_preset_from_conf_py(tmp_path: Path) -> None:
     assert (options["max_tokens"], options["min_tokens"]) == (128, 4)
 
 
+def test_inspector_from_conf_py_with_parallel_workers(tmp_path: Path) -> None:
+    many = {f"p{i}.rst": f"P {i}\n{'=' * (2 + len(str(i)))}\n\nText {i}.\n" for i in range(12)}
+    source = make_project(tmp_path, {**PAGES, **many}, CONF + "mdchunk_inspector = True\n")
+    assert sphinx_build(source, tmp_path / "out", "-b", "html", "-j", "2")[0] == 0
+    script = (tmp_path / "out" / "_mdchunk" / "data.js").read_text(encoding="utf-8")
+    data = json.loads(script[script.index("=") + 1 :].strip().rstrip(";"))
+    index = Index.load(tmp_path / "out")
+    assert [p["url"] for p in data["pages"]] == sorted(
+        {r["pageUrl"] for r in index.records}, key=lambda url: url.removesuffix(".html"))
+    assert sum(len(p["chunks"]) for p in data["pages"]) == len(index.records)
+    assert (tmp_path / "out" / "_mdchunk" / "index.html").is_file()
+
+
 def test_other_builders_write_nothing(tmp_path: Path) -> None:
     source = make_project(tmp_path)
     code, _ = sphinx_build(source, tmp_path / "out", "-b", "text")
