@@ -11,8 +11,9 @@ lxml is used because the stdlib `html.parser` is about ten times slower on large
 
 from __future__ import annotations
 
+import html.parser
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from html import unescape
 from urllib.parse import urljoin, urlsplit
 
@@ -54,7 +55,7 @@ _CONTAINERS = frozenset(
     {"list", "item", "admonition", "quote", "definitions", "footnotes", "tabs", "tab"}
 )
 #: Nesting beyond this is written as plain text, so hostile input cannot exhaust the stack
-#: (libxml2 itself stops at 256 levels; real pages stay far below this).
+#: (libxml2 itself stops at 2048 levels with `huge_tree`; real pages stay far below this).
 _MAX_DEPTH = 48
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _MATH_DELIMITERS = re.compile(r"^\s*(?:\\\[|\\\(|\$\$|\$)?(.*?)(?:\\\]|\\\)|\$\$|\$)?\s*$", re.S)
@@ -68,7 +69,12 @@ _FOOTNOTE_ID = re.compile(r"^#?fn[:\-_]?")
 _CONTROL_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x20), 0x7F])
 #: libxml2 drops everything after `</html>`; a stray one must not hide the rest of the page.
 _CLOSE_HTML = re.compile(rb"</html\s*>", re.I)
-_PARSER = lxml.etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+#: `huge_tree` lifts libxml2's limits of 256 levels of nesting (deeper text was silently lost:
+#: 2,000 nested Markdown blockquotes are a valid page) and of 10 MB text nodes. The HTML parser
+#: expands no custom entities, so the limits' other purpose does not apply.
+_PARSER = lxml.etree.HTMLParser(
+    encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True
+)
 
 
 def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPage:
@@ -89,11 +95,83 @@ def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPa
     if _CLOSE_HTML.search(data):
         data = _CLOSE_HTML.sub(b"", data)
     root = lxml.etree.fromstring(b"<html><body>" + data, _PARSER)
+    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in _PARSER.error_log):
+        # libxml2 gave up (nesting beyond 2048 levels) and dropped the rest of the page.
+        root = _parse_capped(data.decode("utf-8"))
     site = site_url.rstrip("/") + "/" if site_url else "/"
     base = urljoin(site, page_url.lstrip("/"))
     writer = _Writer()
     _Renderer(writer, base).render_page(root)
     return writer.finish()
+
+
+#: Elements that never hold content (no end tag).
+_VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                        "meta", "param", "source", "track", "wbr"})
+#: Nesting kept by `_parse_capped`; deeper start and end tags are ignored (their text stays).
+_CAPPED_DEPTH = 512
+
+
+class _CappedBuilder(html.parser.HTMLParser):
+    """A tree from the stdlib tokenizer, nesting capped at `_CAPPED_DEPTH` (no recursion)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.builder = lxml.etree.TreeBuilder()
+        self.open: list[str] = ["html", "body"]
+        self.ignored = 0  # start tags left open beyond the cap
+        self.builder.start("html", {})
+        self.builder.start("body", {})
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if not _is_name(tag):
+            pass
+        elif tag in _VOID_TAGS:
+            self.handle_startendtag(tag, attrs)
+        elif len(self.open) >= _CAPPED_DEPTH and not (
+                tag in _DROP_TAGS and self.open[-1] not in _DROP_TAGS):
+            self.ignored += 1  # (an element left out still opens beyond the cap: its text
+        else:                  # must stay out, and it holds no nesting: its tags are ignored)
+            self.builder.start(tag, {k: v or "" for k, v in attrs if _is_name(k)})
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if len(self.open) < _CAPPED_DEPTH and _is_name(tag):
+            self.builder.start(tag, {k: v or "" for k, v in attrs if _is_name(k)})
+            self.builder.end(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if len(self.open) > _CAPPED_DEPTH and self.open[-1] == tag:
+            self.builder.end(self.open.pop())  # an element left out, opened beyond the cap
+        elif self.ignored:
+            self.ignored -= 1
+        elif tag in self.open[2:]:
+            while self.open[-1] != tag:
+                self.builder.end(self.open.pop())
+            self.builder.end(self.open.pop())
+
+    def handle_data(self, data: str) -> None:
+        self.builder.data(data)
+
+    def finish(self) -> _Element:
+        self.close()
+        while self.open:
+            self.builder.end(self.open.pop())
+        return self.builder.close()
+
+
+def _is_name(name: str) -> bool:
+    return bool(_ATTRIBUTE_NAME.fullmatch(name))
+
+
+_ATTRIBUTE_NAME = re.compile(r"[A-Za-z_:][-\w.:]*")
+
+
+def _parse_capped(text: str) -> _Element:
+    """Parse HTML that libxml2 refuses (too deep): the stdlib tokenizer, nesting capped."""
+    builder = _CappedBuilder()
+    builder.feed(text)
+    return builder.finish()
 
 
 class _Open:
@@ -862,23 +940,31 @@ class _Inline:
 
 
 def _plain_text(element: _Element) -> str:
-    """Text of `element` without chrome (permalinks, line numbers, hidden parts)."""
-    parts: list[str] = []
+    """Text of `element` without chrome (permalinks, line numbers, hidden parts).
 
-    def visit(node: _Element) -> None:
-        if node.text:
-            parts.append(node.text)
-        for child in node:
-            if not isinstance(child.tag, str) or _is_dropped(child):
-                pass
-            elif child.tag == "script":  # a math script (others are dropped)
-                parts.append(_script_tex(child))
-            else:
-                visit(child)
-            if child.tail:
-                parts.append(child.tail)
-
-    visit(element)
+    Iterative (an explicit stack), so any nesting depth is fine.
+    """
+    parts: list[str] = [element.text] if element.text else []
+    stack: list[tuple[Iterator[_Element], _Element | None]] = [(iter(element), None)]
+    while stack:
+        children, owner = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if owner is not None and owner.tail:
+                parts.append(owner.tail)
+            continue
+        if not isinstance(child.tag, str) or _is_dropped(child):
+            pass
+        elif child.tag == "script":  # a math script (others are dropped)
+            parts.append(_script_tex(child))
+        else:
+            if child.text:
+                parts.append(child.text)
+            stack.append((iter(child), child))  # its tail follows its children
+            continue
+        if child.tail:
+            parts.append(child.tail)
     return "".join(parts)
 
 
@@ -886,28 +972,38 @@ def _title_text(element: _Element, *, itself: str = "") -> str:
     """A title as plain text on one line: no permalink, footnote marker or hidden part.
 
     `itself` is a heading's own `#anchor`; a link to it that holds no words is a permalink.
+    Iterative (an explicit stack), so any nesting depth is fine.
     """
-
-    def visit(node: _Element, parts: list[str]) -> list[str]:
-        if node.text:
-            parts.append(node.text)
-        for child in node:
-            if (not isinstance(child.tag, str) or _is_dropped(child)
-                    or not _classes(child).isdisjoint(_REF_CLASSES)):
-                pass
-            elif child.tag == "script":
-                parts.append(_script_tex(child))
-            elif itself and child.tag == "a" and child.get("href") == itself:
-                words = "".join(visit(child, []))
-                if _has_words(words):
-                    parts.append(words)
-            else:
-                visit(child, parts)
-            if child.tail:
-                parts.append(child.tail)
-        return parts
-
-    return _WS.sub(" ", "".join(visit(element, []))).strip()
+    # Each frame: the children left, the element (None for `element`), its parts, and whether
+    # it is a link to itself (whose words count only if there are any).
+    stack: list[tuple[Iterator[_Element], _Element | None, list[str], bool]] = [
+        (iter(element), None, [element.text] if element.text else [], False)
+    ]
+    while True:
+        children, owner, parts, self_link = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if owner is None:
+                return _WS.sub(" ", "".join(parts)).strip()
+            outer = stack[-1][2]
+            words = "".join(parts)
+            if not self_link or _has_words(words):
+                outer.append(words)
+            if owner.tail:
+                outer.append(owner.tail)
+            continue
+        if (not isinstance(child.tag, str) or _is_dropped(child)
+                or not _classes(child).isdisjoint(_REF_CLASSES)):
+            pass
+        elif child.tag == "script":
+            parts.append(_script_tex(child))
+        else:
+            is_self = bool(itself) and child.tag == "a" and child.get("href") == itself
+            stack.append((iter(child), child, [child.text] if child.text else [], is_self))
+            continue
+        if child.tail:
+            parts.append(child.tail)
 
 
 def _is_loose(item: _Element) -> bool:

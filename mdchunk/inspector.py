@@ -12,11 +12,7 @@ full record with one slice.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -25,6 +21,7 @@ from typing import Any
 from mdchunk.chunk import Chunk
 from mdchunk.errors import MdChunkError
 from mdchunk.pipeline import PageChunks
+from mdchunk.writers import replace_folder
 
 #: Version of the layout of `data.js`; bumped when a field changes meaning or name.
 DATA_VERSION = 1
@@ -70,7 +67,8 @@ def write_inspector(site_dir: Path, pages: Sequence[PageChunks | Mapping[str, An
     files["data.js"] = data_script(inspector_data(pages, max_tokens=max_tokens,
                                                   site_root="../" * len(parts)))
     target = site_dir.joinpath(*parts)
-    _replace_folder(target, files)
+    replace_folder(target, {name: content if isinstance(content, bytes) else
+                            content.encode("utf-8", "replace") for name, content in files.items()})
     return target / "index.html"
 
 
@@ -136,39 +134,3 @@ def _utf16_units(text: str) -> list[int] | None:
 
 def _asset(name: str) -> bytes:
     return (resources.files("mdchunk") / "inspector_assets" / name).read_bytes()
-
-
-def _replace_folder(folder: Path, files: Mapping[str, str | bytes]) -> None:
-    """Replace `folder` by one holding `files` (name -> content).
-
-    The files are written and flushed into a temporary folder beside `folder`, then the old
-    folder is renamed away and the new one renamed into place: a reader sees the old folder or
-    the whole new one. On any error the temporary folders are removed and the old folder stays.
-    """
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
-    retired: Path | None = None
-    try:
-        for name, content in files.items():
-            data = content if isinstance(content, bytes) else content.encode("utf-8", "replace")
-            with open(staging / name, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(staging / name, 0o644)
-        os.chmod(staging, 0o755)
-        if folder.exists():
-            retired = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.",
-                                            suffix=".old"))
-            os.replace(folder, retired / folder.name)
-        os.replace(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if retired is not None:
-            with contextlib.suppress(OSError):
-                if not folder.exists():
-                    os.replace(retired / folder.name, folder)
-            shutil.rmtree(retired, ignore_errors=True)
-        raise
-    if retired is not None:
-        shutil.rmtree(retired, ignore_errors=True)

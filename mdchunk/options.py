@@ -197,15 +197,17 @@ def check_embed_template(template: object) -> None:
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
     except ValueError as error:
-        raise OptionError("embed_template", f"is not a valid template: {error}") from error
+        raise OptionError("embed_template",
+                          f"is not a valid template ({error}), got {template!r}") from error
     for name in fields:
         if name not in EMBED_FIELDS:
             allowed = ", ".join("{" + key + "}" for key in EMBED_FIELDS)
             raise OptionError(
-                "embed_template", f"unknown placeholder {{{name}}}; allowed: {allowed}"
+                "embed_template",
+                f"unknown placeholder {{{name}}} in {template!r}; allowed: {allowed}"
             )
     if "text" not in fields:
-        raise OptionError("embed_template", "must contain {text}")
+        raise OptionError("embed_template", f"must contain {{text}}, got {template!r}")
 
 
 def check_encoding_name(name: object) -> None:

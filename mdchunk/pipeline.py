@@ -167,7 +167,13 @@ class _ChunkBuilder:
         self.chunker = chunker
         self.options = chunker.options
         self.count = chunker.count
-        self.page = page
+        # The title comes from the engine, not through the HTML parser: the same cleaning
+        # (no C0 controls or DEL, no lone surrogates), so it cannot carry a NUL into the JSON.
+        # Paths from the file system may hold undecodable bytes (lone surrogates in Python):
+        # written as `\xNN` escapes, so ids stay unique and every output is valid UTF-8.
+        self.page = dataclasses.replace(page, title=_clean_text(page.title),
+                                        source_path=_escaped(page.source_path),
+                                        url=_escaped(page.url))
         self.text = parsed.markdown
         self.blocks = parsed.blocks
         self.block_starts = [block.start for block in parsed.blocks]
@@ -390,6 +396,29 @@ def _table_shape(table: str) -> tuple[int, int, bool]:
         return 0, 0, False
     columns = len(lines[1].strip().strip("|").split("|"))
     return len(lines) - 2, columns, bool(_CELL_BORDER.sub("", lines[0]).strip())
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def _clean_text(text: str) -> str:
+    """Text without C0 controls (tab and line ends aside), DEL or lone surrogates."""
+    if not text.isascii():
+        text = text.encode("utf-8", "ignore").decode("utf-8")
+    return _CONTROLS.sub("", text)
+
+
+def _escaped(text: str) -> str:
+    """`text` with lone surrogates as backslash escapes of their bytes (unchanged otherwise)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            data = text.encode("utf-8", "surrogateescape")  # undecodable file name bytes
+        except UnicodeEncodeError:
+            data = text.encode("utf-8", "surrogatepass")
+        return data.decode("utf-8", "backslashreplace")
+    return text
 
 
 def _context(title: str, header_path: tuple[str, ...]) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -15,11 +16,14 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     """Write `path` through `write` so that readers see the old file or the whole new one.
 
     The data goes to a temporary file in the same folder, is flushed to disk, then renamed over
-    `path`; on any error the temporary file is removed and `path` is left as it was.
+    `path`; on any error the temporary file is removed and `path` is left as it was. A writer
+    killed outright (SIGKILL, power loss) cannot remove its temporary file: the next write of
+    the same `path` does (see `sweep_stale_temporaries`).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale_temporaries(path)
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed or removed
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", delete=False
     )
     try:
         with handle:
@@ -32,6 +36,86 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(handle.name)
         raise
+
+
+def replace_folder(folder: Path, files: Mapping[str, bytes]) -> None:
+    """Replace `folder` by one holding `files` (relative name -> content), atomically.
+
+    The files are written into a temporary folder beside `folder` and flushed to disk (one
+    `os.sync` rather than an fsync per file), then the old folder is renamed away and the new
+    one renamed into place: a reader sees the old folder or the whole new one (or, for the
+    instant between the two renames, none). On any error the temporary folders are removed and
+    the old folder is put back; folders left by a killed writer go at the next write.
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale_temporaries(folder)
+    prefix = f".{folder.name}.{os.getpid()}."
+    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".tmp"))
+    retired: Path | None = None
+    try:
+        for name, data in files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            os.chmod(path, 0o644)
+        os.chmod(staging, 0o755)
+        if hasattr(os, "sync"):
+            os.sync()
+        if folder.exists():
+            retired = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".old"))
+            os.replace(folder, retired / folder.name)
+        os.replace(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if retired is not None:
+            with contextlib.suppress(OSError):
+                if not folder.exists():
+                    os.replace(retired / folder.name, folder)
+            shutil.rmtree(retired, ignore_errors=True)
+        raise
+    if retired is not None:
+        shutil.rmtree(retired, ignore_errors=True)
+
+
+def sweep_stale_temporaries(path: Path) -> list[Path]:
+    """Remove what earlier writes of `path` left behind when their writer was killed.
+
+    Temporary files and folders are named `.{name}.{pid}.{random}.tmp` (and `.old` for a
+    folder being replaced); those whose process no longer exists were left by a killed writer.
+    Those of live processes (a concurrent build) are kept. Returns what was removed.
+    """
+    removed: list[Path] = []
+    prefix = f".{path.name}."
+    try:
+        candidates = [entry for entry in os.scandir(path.parent)
+                      if entry.name.startswith(prefix) and entry.name.endswith((".tmp", ".old"))]
+    except OSError:
+        return removed
+    for entry in candidates:
+        pid = entry.name[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or _process_alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid() or os.name == "nt":
+        # Another thread of this process may be writing the same file; on Windows
+        # os.kill(pid, 0) would terminate the process, so nothing is swept there.
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists (another user's) or cannot tell: keep its file
+    return True
 
 
 def dumps(record: Any) -> str:

@@ -13,15 +13,49 @@ from mdchunk.errors import OptionError
 from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions
 from mdchunk.profiles import check_formats
 
+_KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
+          dict: "a mapping"}
 
-class _RelativePath(c.Type[str]):
+
+def _allowed(types: type | tuple[type, ...]) -> str:
+    kinds = types if isinstance(types, tuple) else (types,)
+    return " or ".join(_KINDS.get(kind, kind.__name__) for kind in kinds)
+
+
+class _Typed(c.Type[Any]):
+    """`config_options.Type` whose message shows the bad value (MkDocs' shows only its type)."""
+
+    def run_validation(self, value: object) -> Any:
+        try:
+            return super().run_validation(value)
+        except c.ValidationError as error:
+            raise c.ValidationError(
+                f"{error} (must be {_allowed(self._type)}, got {value!r})") from None
+
+
+class _ListOf(c.ListOfItems[str]):
+    """A list of strings; the message shows the bad value."""
+
+    def __init__(self, default: list[str]) -> None:
+        super().__init__(_Typed(str), default=default)
+
+    def run_validation(self, value: object) -> list[str]:
+        if not isinstance(value, list):
+            raise c.ValidationError(f"must be a list of str, got {value!r}")
+        for item in value:
+            if not isinstance(item, str):
+                raise c.ValidationError(f"must be a list of str, got {item!r} in {value!r}")
+        return super().run_validation(value)
+
+
+class _RelativePath(_Typed):
     """A path inside the site folder: relative, without `..`."""
 
     def __init__(self, default: str) -> None:
         super().__init__(str, default=default)
 
     def run_validation(self, value: object) -> str:
-        path = super().run_validation(value)
+        path: str = super().run_validation(value)
         parts = path.replace("\\", "/").split("/")
         if not path or path.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts:
             raise c.ValidationError(
@@ -33,38 +67,40 @@ class _RelativePath(c.Type[str]):
 class MdChunkConfig(base.Config):
     """Options of the `mdchunk` plugin (`plugins: - mdchunk: {...}` in mkdocs.yml)."""
 
-    enabled = c.Type(bool, default=True)
+    enabled = _Typed(bool, default=True)
     """Turn the plugin off without removing it (e.g. `enabled: !ENV [MDCHUNK, true]`)."""
     # Chunking options are None when not set, so that a preset can fill them; the core's
     # defaults (ChunkOptions) apply otherwise.
-    max_tokens = c.Optional(c.Type(int))
+    max_tokens = c.Optional(_Typed(int))
     """Largest chunk in tokens (512); only a code block, table or equation may exceed it."""
-    min_tokens = c.Optional(c.Type(int))
+    min_tokens = c.Optional(_Typed(int))
     """Chunks smaller than this (50) merge with a neighbour of the same section when it fits."""
-    split_level = c.Optional(c.Type(int))
+    split_level = c.Optional(_Typed(int))
     """Headings at this level or above (2; 1 = H1) always start a new chunk."""
-    overlap_tokens = c.Optional(c.Type(int))
+    overlap_tokens = c.Optional(_Typed(int))
     """Context shared with neighbouring chunks, in tokens (0: none)."""
     overlap_mode = c.Optional(c.Choice(OVERLAP_MODES))
     """`metadata` (default): previousContent/nextContent; `text`: chunks start with the last
     tail of their section."""
-    encoding = c.Optional(c.Type(str))
+    encoding = c.Optional(_Typed(str))
     """tiktoken encoding of every token count (cl100k_base)."""
-    embed_template = c.Optional(c.Type(str))
+    embed_template = c.Optional(_Typed(str))
     """Template of embedText: {context}, {text}, {title}, {breadcrumb}, {section}, {url}."""
     preset = c.Optional(c.Choice(tuple(PRESETS)))
     """code-heavy, structured, minimal or adr: defaults for the options above."""
-    adaptive_sizing = c.Optional(c.Type((dict, bool)))
+    adaptive_sizing = c.Optional(_Typed((dict, bool)))
     """`{base_size, min_scale, max_scale}` or true: scale each section's budget with its
     complexity (seed 000)."""
     output = _RelativePath(default="chunks.jsonl")
     """Where the native chunk index is written, relative to the site folder."""
-    formats = c.ListOfItems(c.Type(str), default=["native"])
+    formats = _ListOf(default=["native"])
     """Output formats to write: native, files, hepilot, semantic, flat, markdown_chunker, adr,
     docsearch (see `mdchunk.profiles`)."""
-    write_markdown = c.Type(bool, default=True)
+    inspector = c.Optional(_Typed(bool))
+    """Write the chunk inspector (`_mdchunk/index.html` in the site); default: under serve."""
+    write_markdown = _Typed(bool, default=True)
     """Write each page's Markdown beside its HTML (`index.md` next to `index.html`)."""
-    exclude = c.ListOfItems(c.Type(str), default=[])
+    exclude = _ListOf(default=[])
     """Glob patterns of source paths (relative to docs_dir) whose pages are left out."""
 
     def validate(self) -> tuple[list[tuple[str, Exception]], list[tuple[str, str]]]:

@@ -29,6 +29,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from mdchunk.errors import MdChunkError
+from mdchunk.inspector import write_inspector
 from mdchunk.pipeline import Chunker, PageChunks, PageInput
 from mdchunk.profiles import write_profiles
 from mdchunk.tokens import tiktoken_counter
@@ -47,9 +48,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.markdown_files: dict[str, str] = {}
         self.page_keys: dict[str, str] = {}  # source -> hash of what its chunks depend on
         self.settings = ""  # the options and site url the kept pages were chunked with
+        self.serving = False
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one plugin object across `mkdocs serve` rebuilds."""
+        self.serving = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         """Check the options and load the tokenizer before any page is built."""
@@ -133,6 +136,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         except (OSError, MdChunkError) as error:
             raise PluginError(f"mdchunk: cannot write the chunk index {index}: {error}") from error
         chunks = [chunk for result in self.pages.values() for chunk in result.chunks]
+        inspector = self.config.inspector
+        if inspector or (inspector is None and self.serving):
+            path = write_inspector(site, list(self.pages.values()),
+                                   max_tokens=self.chunker.options.max_tokens)
+            log.info("chunk inspector: %s", path)
         oversize = sum(chunk.flags.allow_oversize for chunk in chunks)
         small = sum(chunk.flags.small_chunk for chunk in chunks)
         log.info(

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+import mdchunk.writers
 from mdchunk import inspector
 from mdchunk.errors import MdChunkError
 from mdchunk.inspector import write_inspector
@@ -156,7 +157,7 @@ def test_a_failed_write_keeps_the_old_folder(tmp_path: Path,
             raise OSError("disk full")
         real_replace(source, target)
 
-    monkeypatch.setattr(inspector.os, "replace", failing_replace)
+    monkeypatch.setattr(mdchunk.writers.os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
         write_inspector(site, chunk_pages({"": "<h1 id='b'>New</h1><p>Lost.</p>"}), max_tokens=16)
     monkeypatch.undo()

@@ -80,6 +80,15 @@ def test_preset_and_adaptive_sizing_from_mkdocs_yml(make_site: SiteBuilder) -> N
     assert record["metadata"]["chunkingOptions"]["adaptive_sizing"]["base_size"] == 300
 
 
+def test_inspector_option(make_site: SiteBuilder) -> None:
+    site = make_site(PAGES)
+    assert not (site / "_mdchunk").exists()  # off for `mkdocs build` unless asked for
+    site = make_site(PAGES, plugin={"inspector": True})
+    script = (site / "_mdchunk" / "data.js").read_text(encoding="utf-8")
+    assert (site / "_mdchunk" / "index.html").is_file()
+    assert all(r["id"] in script for r in Index.load(site).records)
+
+
 def test_disabled_plugin_writes_nothing(make_site: SiteBuilder) -> None:
     site = make_site(PAGES, plugin={"enabled": False})
     assert not (site / "chunks.jsonl").exists()

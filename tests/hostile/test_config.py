@@ -1,0 +1,90 @@
+"""Bad configuration of every option, in both engines: the message names the option, shows the
+bad value and says what is allowed; it comes at startup, before any page is built."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from sphinx.errors import ExtensionError
+
+from mdchunk.options import ChunkOptions
+from mkdocs_mdchunk.config import MdChunkConfig
+from sphinx_mdchunk import _config as sphinx_config
+from tests.hostile.conftest import build_sphinx
+
+#: option -> (bad value, what the message shows of it, a fragment of what is allowed).
+BAD: dict[str, list[tuple[Any, str, str]]] = {
+    "enabled": [("yes", "'yes'", "bool")],
+    "max_tokens": [("big", "'big'", "integer"), (8, "8", ">= 16"), (True, "True", "integer")],
+    "min_tokens": [(-1, "-1", ">= 0"), (900, "900", "smaller than max_tokens")],
+    "split_level": [(0, "0", "1..6"), (7, "7", "1..6"), (2.5, "2.5", "integer")],
+    "overlap_tokens": [(-5, "-5", ">= 0"), (400, "400", "at most half")],
+    "overlap_mode": [("both", "'both'", "metadata")],
+    "encoding": [("no_such_encoding", "'no_such_encoding'", "cl100k_base"), (5, "5", "")],
+    "embed_template": [("{text} {nope}", "{nope}", "{context}"), ("no text", "'no text'",
+                                                                  "{text}"),
+                       ("{text", "'{text'", "template")],
+    "preset": [("huge", "'huge'", "code-heavy")],
+    "adaptive_sizing": [("lots", "'lots'", "mapping"), ({"base": 1}, "'base'", "base_size"),
+                        ({"min_scale": 9}, "9", "(0, 4]")],
+    "output": [("../x.jsonl", "'../x.jsonl'", "relative"), ("/abs.jsonl", "'/abs.jsonl'",
+                                                            "relative"),
+               ("C:\\x.jsonl", "'C:\\\\x.jsonl'", "relative"),
+               ("a\\..\\..\\x", "'a\\\\..\\\\..\\\\x'", "relative"),
+               ("\\\\server\\share", "'\\\\\\\\server\\\\share'", "relative"),
+               ("", "''", "relative"), (3, "3", "str")],
+    "formats": [(["csv"], "csv", "native"), ("native", "'native'", "list")],
+    "write_markdown": [("no", "'no'", "bool")],
+    "inspector": [("yes", "'yes'", "bool")],
+    "exclude": [("drafts/*", "'drafts/*'", "list"), ([1], "1", "str")],
+}
+CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
+
+
+def test_every_option_is_covered() -> None:
+    mkdocs_options = {name for name, _ in MdChunkConfig._schema}
+    sphinx_options = {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS}
+    assert mkdocs_options | sphinx_options == set(BAD)  # (an option may be one engine's only)
+    assert {f.name for f in dataclasses.fields(ChunkOptions)} <= set(BAD)
+
+
+@pytest.mark.parametrize(("option", "value", "shown", "allowed"), CASES)
+def test_mkdocs_message(option: str, value: Any, shown: str, allowed: str) -> None:
+    if option not in {name for name, _ in MdChunkConfig._schema}:
+        pytest.skip(f"{option} is not a MkDocs option")
+    config = MdChunkConfig()
+    config.load_dict({option: value})
+    failed, _ = config.validate()
+    assert failed, f"{option}={value!r} was accepted"
+    key, error = failed[0]
+    # MkDocs prints: Plugin 'mdchunk' option '<key>': <error>
+    message = f"option '{key}': {error}"
+    assert f"'{option}" in message and shown in message and allowed in message, message
+
+
+def _sphinx_config(**values: Any) -> SimpleNamespace:
+    settings = {f"mdchunk_{name}": None for name in sphinx_config.chunk_option_names()}
+    settings.update({f"mdchunk_{name}": default
+                     for name, (default, _) in sphinx_config.WRITER_OPTIONS.items()})
+    settings.update({f"mdchunk_{name}": value for name, value in values.items()})
+    return SimpleNamespace(**settings)
+
+
+@pytest.mark.parametrize(("option", "value", "shown", "allowed"), CASES)
+def test_sphinx_message(option: str, value: Any, shown: str, allowed: str) -> None:
+    if option not in {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS}:
+        pytest.skip(f"{option} is not a Sphinx option")
+    with pytest.raises(ExtensionError) as raised:
+        sphinx_config.chunk_options(_sphinx_config(**{option: value}))  # type: ignore[arg-type]
+    message = str(raised.value)
+    assert f"mdchunk_{option}" in message and shown in message and allowed in message, message
+
+
+def test_sphinx_stops_before_any_page_is_built(tmp_path: Path) -> None:
+    code, _, out = build_sphinx(tmp_path, {"index.md": "# Home\n"}, "mdchunk_output = 'C:\\\\x'\n")
+    assert code != 0
+    assert not (out / "index.html").exists() and not (out / "chunks.jsonl").exists()
