@@ -46,3 +46,18 @@ def test_write_text_and_atomic_write_create_folders(tmp_path: Path) -> None:
     assert (tmp_path / "a" / "b" / "index.md").read_text() == "# Title\n"
     atomic_write(tmp_path / "c" / "bin", lambda handle: handle.write(b"\x00\x01") and None)
     assert (tmp_path / "c" / "bin").read_bytes() == b"\x00\x01"
+
+
+def test_folder_swap_sweeps_what_killed_writers_left(tmp_path: Path) -> None:
+    from mdchunk.writers import replace_folder
+
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    for leftover in (f".chunks.{dead}.abc.tmp", f".chunks.{dead}.def.old"):
+        (tmp_path / leftover / "chunks").mkdir(parents=True)
+    (tmp_path / f".chunks.{dead}.ghi.tmp.keep").mkdir()  # not one of ours: kept
+    replace_folder(tmp_path / "chunks", {"a.json": b"{}", "sub/b.json": b"[]"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f".chunks.{dead}.ghi.tmp.keep",
+                                                          "chunks"]
+    assert (tmp_path / "chunks" / "sub" / "b.json").read_bytes() == b"[]"
+    replace_folder(tmp_path / "chunks", {"c.json": b"{}"})
+    assert sorted(p.name for p in (tmp_path / "chunks").iterdir()) == ["c.json"]
