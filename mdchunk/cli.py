@@ -225,7 +225,7 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
     try:
         if output.get("write_markdown", True) is not False:
             for result in pages:
-                write_text(out / markdown_target(result.url), result.markdown)
+                write_text(out / markdown_target(result.url), result.markdown, durable=False)
         written = write_profiles(out, pages, output["formats"], output=output["output"])
     except (OSError, MdChunkError) as error:
         raise click.ClickException(f"cannot write into {out}: {error}") from error

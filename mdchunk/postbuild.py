@@ -133,7 +133,7 @@ def chunk_site(
         warnings.extend(f"{relative}: {warning}" for warning in result.warnings)
         pages.append(result)
         if write_markdown:
-            write_text(path.with_suffix(".md"), result.markdown)
+            write_text(path.with_suffix(".md"), result.markdown, durable=False)
     written = write_profiles(site_dir, pages, formats, output=output)
     return SiteSummary(tuple(pages), written, tuple(skipped), tuple(warnings))
 

@@ -12,11 +12,14 @@ from pathlib import Path
 from typing import IO, Any
 
 
-def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: bool = True
+                 ) -> None:
     """Write `path` through `write` so that readers see the old file or the whole new one.
 
     The data goes to a temporary file in the same folder, is flushed to disk, then renamed over
-    `path`; on any error the temporary file is removed and `path` is left as it was. A writer
+    `path`; on any error the temporary file is removed and `path` is left as it was. With
+    `durable=False` the flush to disk is skipped (the rename still makes the file appear whole):
+    for files derived from the site, which a power loss would rebuild anyway. A writer
     killed outright (SIGKILL, power loss) cannot remove its temporary file: the next write of
     the same `path` does (see `sweep_stale_temporaries`).
     """
@@ -29,7 +32,8 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
         with handle:
             write(handle)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(handle.name, 0o644)
         os.replace(handle.name, path)
     except BaseException:
@@ -139,7 +143,7 @@ def write_jsonl(path: Path, records: Iterable[Any]) -> int:
     return count
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a UTF-8 text file atomically."""
+def write_text(path: Path, text: str, *, durable: bool = True) -> None:
+    """Write a UTF-8 text file atomically (see `atomic_write` for `durable`)."""
     data = text.encode("utf-8", "replace")
-    atomic_write(path, lambda handle: handle.write(data) and None)
+    atomic_write(path, lambda handle: handle.write(data) and None, durable=durable)

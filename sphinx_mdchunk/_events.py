@@ -110,7 +110,7 @@ class MdChunkBuild:
         markdown_file = ""
         if app.config.mdchunk_write_markdown:
             html_file = Path(app.builder.get_outfilename(pagename))
-            write_text(html_file.with_suffix(".md"), result.markdown)
+            write_text(html_file.with_suffix(".md"), result.markdown, durable=False)
             markdown_file = html_file.with_suffix(".md").relative_to(app.outdir).as_posix()
         payload = {
             "fingerprint": self.fingerprint,
