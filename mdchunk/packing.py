@@ -61,9 +61,11 @@ class Piece:
 class Packer:
     """Cuts one page into pieces; see the module docstring."""
 
-    def __init__(self, markdown: str, counter: TokenCounter, options: ChunkOptions) -> None:
+    def __init__(self, markdown: str, counter: TokenCounter, options: ChunkOptions,
+                 blocks: Sequence[Block] = ()) -> None:
         self.text = markdown
         self.count = counter
+        self.runs = _BlockRuns(markdown, blocks, counter)
         self.options = options
         self.size = options.max_tokens  # the budget of the section being packed
         self.adaptive: tuple[float, float] | None = None
@@ -93,7 +95,8 @@ class Packer:
 
     def tokens(self, start: int, end: int) -> int:
         """Exact number of tokens of `text[start:end]`."""
-        return self.count(self.text[start:end])
+        run = self.runs.tokens(start, end)
+        return self.count(self.text[start:end]) if run is None else run
 
     def pack(self, root: Section) -> list[Piece]:
         """All pieces of the page, in document order, merged and checked against the budget."""
@@ -136,6 +139,9 @@ class Packer:
         return pieces
 
     def _estimate(self, section: Section) -> int:
+        run = self.runs.estimate(section.start, section.end)
+        if run is not None:
+            return run
         key = id(section)
         if key not in self._section_estimates:
             total = self._estimate_blocks(section.body)
@@ -149,6 +155,9 @@ class Packer:
         return self._section_estimates[key]
 
     def _estimate_blocks(self, blocks: Sequence[Block]) -> int:
+        run = self.runs.estimate(blocks[0].start, blocks[-1].end) if blocks else None
+        if run is not None:
+            return run
         total = 0
         for index, block in enumerate(blocks):
             if index:
@@ -358,6 +367,70 @@ class Packer:
         if (start, end) == (piece.start, piece.end):
             return piece
         return dataclasses.replace(piece, start=start, end=end)
+
+
+class _BlockRuns:
+    """Exact token counts of runs of whole top-level blocks, from one count per block.
+
+    tiktoken cuts text into pieces by a regex before BPE, and a piece that reaches a line end
+    ends there when a non-space character follows (tests/test_tokens.py checks this as a
+    property). Top-level blocks are separated by newlines and start with a non-space
+    character, so a run of them counts as the sum of each block counted with the separator
+    after it, plus the last block alone: the page is counted once, not once per candidate.
+    """
+
+    def __init__(self, text: str, blocks: Sequence[Block], count: TokenCounter) -> None:
+        self.text = text
+        self.blocks = blocks
+        self.count = count
+        self.first = {block.start: index for index, block in enumerate(blocks)}
+        self.last = {block.end: index for index, block in enumerate(blocks)}
+        self._sums: list[int] | None = None  # sums[i]: blocks 0..i-1, each with its separator
+        self._breaks: list[int] = [0]  # breaks[i]: separators before block i that are not line ends
+        for previous, block in itertools.pairwise(blocks):
+            separator = text[previous.end : block.start]
+            cut = "\n" in separator and not text[block.start : block.start + 1].isspace()
+            self._breaks.append(self._breaks[-1] + (not cut))
+
+    def tokens(self, start: int, end: int) -> int | None:
+        """The exact count of `text[start:end]` when it is a run of whole blocks, else None."""
+        run = self._run(start, end)
+        if run is None:
+            return None
+        first, last = run
+        sums = self._prefix_sums()
+        block = self.blocks[last]
+        alone = sums[last + 1] - sums[last] if last + 1 == len(self.blocks) else self.count(
+            self.text[block.start : block.end])
+        return sums[last] - sums[first] + alone
+
+    def estimate(self, start: int, end: int) -> int | None:
+        """The run's count with the separator after its last block (no extra counting; at most
+        a token or two above the exact count), or None when it is no run of whole blocks."""
+        run = self._run(start, end)
+        if run is None:
+            return None
+        sums = self._prefix_sums()
+        return sums[run[1] + 1] - sums[run[0]]
+
+    def _run(self, start: int, end: int) -> tuple[int, int] | None:
+        first, last = self.first.get(start), self.last.get(end)
+        if first is None or last is None or last < first:
+            return None
+        if self._breaks[last] != self._breaks[first]:
+            return None
+        return first, last
+
+    def _prefix_sums(self) -> list[int]:
+        """sums[i]: the counts of blocks 0..i-1, each with the separator after it."""
+        if self._sums is None:
+            sums = [0]
+            for index, block in enumerate(self.blocks):
+                following = self.blocks[index + 1].start if index + 1 < len(self.blocks) else (
+                    block.end)
+                sums.append(sums[-1] + self.count(self.text[block.start : following]))
+            self._sums = sums
+        return self._sums
 
 
 def _glue_headings(units: Sequence[Block]) -> list[list[Block]]:

@@ -11,7 +11,7 @@ import dataclasses
 import os
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -99,10 +99,11 @@ class Chunker:
         began = time.perf_counter()
         parsed = parse_html(page.html, page_url=page.url, site_url=self.site_url)
         root = build_tree(parsed)
-        pieces = Packer(parsed.markdown, self.count, self.options).pack(root)
+        packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks)
+        pieces = packer.pack(root)
         spans = self._overlapped_spans(parsed, pieces)
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
-        builder = _ChunkBuilder(self, page, parsed, elapsed)
+        builder = _ChunkBuilder(self, page, parsed, elapsed, packer.tokens)
         chunks = tuple(
             builder.chunk(number, len(pieces), piece, spans, pieces)
             for number, piece in enumerate(pieces)
@@ -162,11 +163,12 @@ class Chunker:
 class _ChunkBuilder:
     """Turns the pieces of one page into `Chunk` records."""
 
-    def __init__(self, chunker: Chunker, page: PageInput, parsed: ParsedPage, elapsed: float
-                 ) -> None:
+    def __init__(self, chunker: Chunker, page: PageInput, parsed: ParsedPage, elapsed: float,
+                 span_tokens: Callable[[int, int], int]) -> None:
         self.chunker = chunker
         self.options = chunker.options
         self.count = chunker.count
+        self.span_tokens = span_tokens  # exact count of markdown[start:end], run sums reused
         # The title comes from the engine, not through the HTML parser: the same cleaning
         # (no C0 controls or DEL, no lone surrogates), so it cannot carry a NUL into the JSON.
         # Paths from the file system may hold undecodable bytes (lone surrogates in Python):
@@ -191,7 +193,7 @@ class _ChunkBuilder:
         path = piece.section.path
         header_path = tuple(heading.title for heading in path)
         section_slug = piece.section.anchor
-        tokens = self.count(text)
+        tokens = self.span_tokens(start, end)
         context = _context(self.page.title, header_path)
         url = f"{self.page.url}#{section_slug}" if section_slug else self.page.url
         embed_text = self.options.embed_template.format(
