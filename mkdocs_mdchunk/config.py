@@ -96,6 +96,9 @@ class MdChunkConfig(base.Config):
     formats = _ListOf(default=["native"])
     """Output formats to write: native, files, hepilot, semantic, flat, markdown_chunker, adr,
     docsearch (see `mdchunk.profiles`)."""
+    workers = c.Optional(_Typed(int))
+    """Worker processes that chunk pages while MkDocs renders the next ones; 0 chunks inline.
+    Default: 1 where a second core is free, else 0."""
     inspector = c.Optional(_Typed(bool))
     """Write the chunk inspector (`_mdchunk/index.html` in the site); default: under serve."""
     write_markdown = _Typed(bool, default=True)
@@ -115,6 +118,9 @@ class MdChunkConfig(base.Config):
                 failed.append((key, c.ValidationError(
                     f"Unrecognised configuration name: {key}; {hint}options: {', '.join(known)}"
                 )))
+        if not failed and self.workers is not None and self.workers < 0:
+            failed.append(("workers", c.ValidationError(
+                f"must be 0 (chunk inline) or more, got {self.workers!r}")))
         if not failed:
             try:
                 self.chunk_options()

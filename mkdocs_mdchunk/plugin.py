@@ -6,6 +6,9 @@ Hooks:
     on_page_content: chunk each page's rendered body (late, after other plugins changed it).
     on_post_build: write each page's Markdown beside its HTML and the chunk index, atomically.
 
+Pages are chunked in a worker process (`workers`, one by default where a second core is free)
+while MkDocs renders the next ones; their results are collected in `on_post_build`.
+
 Under `mkdocs serve` the plugin object lives across rebuilds: a page whose rendered HTML and
 facts did not change keeps its chunks (no parsing, no token counting), and with `--dirty` the
 pages MkDocs did not rebuild keep theirs, so the index stays complete.
@@ -19,6 +22,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +32,7 @@ from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from mdchunk.background import BackgroundChunker, default_workers
 from mdchunk.errors import MdChunkError
 from mdchunk.inspector import write_inspector
 from mdchunk.pipeline import Chunker, PageChunks, PageInput
@@ -49,6 +54,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.page_keys: dict[str, str] = {}  # source -> hash of what its chunks depend on
         self.settings = ""  # the options and site url the kept pages were chunked with
         self.serving = False
+        self.background: BackgroundChunker | None = None
+        self.pending: dict[str, tuple[Future[PageChunks], str]] = {}  # source -> (result, key)
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one plugin object across `mkdocs serve` rebuilds."""
@@ -57,8 +64,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         """Check the options and load the tokenizer before any page is built."""
         self.chunker = None
+        self.pending = {}
         if not self.config.enabled:
             self._forget_all()
+            self._stop_workers()
             return config
         options = self.config.chunk_options()
         settings = json.dumps(
@@ -67,13 +76,29 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         )
         if settings != self.settings:
             self._forget_all()
+            self._stop_workers()
             self.settings = settings
+        workers = default_workers() if self.config.workers is None else self.config.workers
+        if workers:  # the workers load the tokenizer, on the other core
+            self.chunker = Chunker(options, counter=_unused_counter,
+                                   site_url=config.site_url or "")
+            if self.background is None:
+                self.background = BackgroundChunker(
+                    options, site_url=config.site_url or "",
+                    processed_at=self.chunker.processed_at, workers=workers,
+                )
+            return config
+        self._stop_workers()
         try:
             counter = tiktoken_counter(options.encoding)
         except MdChunkError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         self.chunker = Chunker(options, counter=counter, site_url=config.site_url or "")
         return config
+
+    def on_shutdown(self) -> None:
+        """Stop the worker processes when `mkdocs serve` (or a build) ends."""
+        self._stop_workers()
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
         """Forget the pages whose source file is gone (a page deleted under `mkdocs serve`)."""
@@ -103,8 +128,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             meta=page.meta or {},
         )
         key = _page_key(page_input)
+        self.markdown_files[source] = str(Path(page.file.dest_uri).with_suffix(".md"))
         if self.page_keys.get(source) == key:  # unchanged since the last build: keep its chunks
-            result = self.pages[source]
+            self._keep(source, self.pages[source], key)
+        elif self.background is not None:
+            self.pending[source] = (self.background.submit(page_input), key)
         else:
             try:
                 result = self.chunker.chunk_page(page_input)
@@ -112,17 +140,42 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                 log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
                 self._forget(source)
                 return html
+            self._keep(source, result, key)
+        return html
+
+    def _keep(self, source: str, result: PageChunks, key: str) -> None:
         for warning in result.warnings:  # every build, so --strict sees them every time
             log.warning("%s: %s", source, warning)
         self.pages[source] = result
         self.page_keys[source] = key
-        self.markdown_files[source] = str(Path(page.file.dest_uri).with_suffix(".md"))
-        return html
+
+    def _collect(self) -> None:
+        """Wait for the pages chunked in the workers (in the order MkDocs rendered them)."""
+        if self.pending and self.background is not None:
+            try:
+                self.background.ready.result()
+            except MdChunkError as error:
+                raise PluginError(f"mdchunk option 'encoding': {error}") from error
+        pending, self.pending = self.pending, {}
+        for source, (future, key) in pending.items():
+            try:
+                self._keep(source, future.result(), key)
+            except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
+                log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
+                self._forget(source)
+
+    def _stop_workers(self) -> None:
+        if self.background is not None:
+            self.background.close()
+            self.background = None
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Write the pages' Markdown and the chunk index (each file atomically)."""
         if self.chunker is None:
             return
+        self._collect()
+        if not self.serving:
+            self._stop_workers()
         site = Path(config.site_dir)
         if self.config.write_markdown:
             for source, result in self.pages.items():
@@ -159,6 +212,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
     def _forget_all(self) -> None:
         self.pages, self.page_keys, self.markdown_files = {}, {}, {}
 
+    def on_build_error(self, *, error: Exception) -> None:
+        """A failed build: drop what the workers were doing for it."""
+        self.pending = {}
+
     def _exclusion(self, page: Page) -> str:
         """Why the page is left out of the index ("" when it is not)."""
         meta: Mapping[str, Any] = page.meta or {}
@@ -188,3 +245,8 @@ def _page_key(page: PageInput) -> str:
     digest = hashlib.sha256(facts.encode("utf-8", "surrogatepass"))
     digest.update(page.html.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _unused_counter(text: str) -> int:
+    """The main process's Chunker only names the options: its workers count the tokens."""
+    raise AssertionError("pages are chunked in the worker processes")

@@ -80,6 +80,16 @@ def test_preset_and_adaptive_sizing_from_mkdocs_yml(make_site: SiteBuilder) -> N
     assert record["metadata"]["chunkingOptions"]["adaptive_sizing"]["base_size"] == 300
 
 
+def test_worker_processes_give_the_same_index(make_site: SiteBuilder,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    many = {**PAGES, **{f"p{i}.md": f"# P {i}\n\n{'Some words here. ' * 60}\n\n## S\n\nX.\n"
+                        for i in range(8)}}
+    inline = (make_site(many, plugin={"workers": 0}) / "chunks.jsonl").read_bytes()
+    workers = (make_site(many, plugin={"workers": 2}) / "chunks.jsonl").read_bytes()
+    assert inline == workers and inline.count(b"\n") >= 11
+
+
 def test_inspector_option(make_site: SiteBuilder) -> None:
     site = make_site(PAGES)
     assert not (site / "_mdchunk").exists()  # off for `mkdocs build` unless asked for
@@ -125,6 +135,7 @@ def test_options_reach_the_records(make_site: SiteBuilder) -> None:
         ({"output": "/abs/chunks.jsonl"}, "output", "inside the site folder"),
         ({"unknown_option": 1}, "unknown_option", "Unrecognised configuration name"),
         ({"formats": ["native", "csv"]}, "formats", "unknown format(s) 'csv'; known formats"),
+        ({"workers": -1}, "workers", "must be 0 (chunk inline) or more, got -1"),
         ({"preset": "huge"}, "preset", "Expected one of"),
         ({"adaptive_sizing": {"base": 1}}, "adaptive_sizing", "unknown key 'base'"),
         ({"adaptive_sizing": {"min_scale": 2, "max_scale": 1}}, "adaptive_sizing.min_scale",
@@ -227,7 +238,7 @@ def test_rebuilds_rechunk_only_changed_pages(make_site: SiteBuilder, tmp_path: P
 
     from mdchunk.pipeline import Chunker
 
-    site = make_site(PAGES)
+    site = make_site(PAGES, plugin={"workers": 0})  # chunk inline, where calls can be counted
     before = {r["id"]: r for r in Index.load(site).records}
     calls: list[str] = []
     chunk_page = Chunker.chunk_page

@@ -40,6 +40,7 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "formats": [(["csv"], "csv", "native"), ("native", "'native'", "list")],
     "write_markdown": [("no", "'no'", "bool")],
     "inspector": [("yes", "'yes'", "bool")],
+    "workers": [(-1, "-1", "0 (chunk inline) or more"), ("two", "'two'", "integer")],
     "exclude": [("drafts/*", "'drafts/*'", "list"), ([1], "1", "str")],
 }
 CASES = [(name, *case) for name, cases in BAD.items() for case in cases]

@@ -1,0 +1,106 @@
+"""Chunking in a worker process while the engine renders the next pages.
+
+MkDocs renders pages one after the other on one core. Handing each rendered page to a worker
+process puts the chunking (HTML walk, packing, token counts, and loading the tokenizer) on
+another core: the build waits only for what is left when the last page is rendered. On one
+core there is nothing to gain, and pages are chunked inline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from mdchunk.options import ChunkOptions
+from mdchunk.pipeline import Chunker, PageChunks, PageInput
+
+# The worker's own state: set by the initializer, in the worker process only.
+_settings: tuple[ChunkOptions, str, str] | None = None
+_chunker: Chunker | None = None
+
+
+def default_workers() -> int:
+    """One worker where a second core is free, else none (chunk inline)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return 1 if (cores or 1) > 1 else 0
+
+
+class BackgroundChunker:
+    """Chunks pages in worker processes; results come back as futures.
+
+    The workers are started with `spawn` (no fork of a process that may run threads, such as
+    `mkdocs serve`), load the tokenizer themselves, and give the same chunks as `Chunker`
+    would inline: the options, site url and build time are the caller's.
+    """
+
+    def __init__(self, options: ChunkOptions, *, site_url: str = "", processed_at: str,
+                 workers: int = 1) -> None:
+        self.options = options
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_initialize,
+            initargs=((options, site_url, processed_at),),
+        )
+        with _main_module_hidden():
+            self.ready: Future[None] = self._pool.submit(_load)
+        """Done when the workers' tokenizer is loaded; its exception says why it cannot be."""
+
+    def submit(self, page: PageInput) -> Future[PageChunks]:
+        """Chunk `page` in a worker."""
+        with _main_module_hidden():  # a worker may be started by this submit
+            return self._pool.submit(_chunk, page)
+
+    def close(self) -> None:
+        """Stop the workers (pending pages are still chunked)."""
+        self._pool.shutdown(wait=True, cancel_futures=False)
+
+
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Start workers without re-running the caller's main script.
+
+    `spawn` re-imports the parent's `__main__` in each worker, so a build script without an
+    `if __name__ == "__main__":` guard would build again in the worker. The workers need
+    nothing from it: while they start, `__main__` names no file or module.
+    """
+    main = sys.modules.get("__main__")
+    saved = {name: main.__dict__[name] for name in ("__file__", "__spec__")
+             if main is not None and name in main.__dict__}
+    try:
+        for name in saved:
+            if name == "__file__":
+                del main.__dict__[name]  # type: ignore[union-attr]
+            else:
+                main.__dict__[name] = None  # type: ignore[union-attr]
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.update(saved)
+
+
+def _initialize(settings: tuple[ChunkOptions, str, str]) -> None:
+    global _settings  # noqa: PLW0603 - the worker process's own state
+    _settings = settings
+
+
+def _worker_chunker() -> Chunker:
+    global _chunker  # noqa: PLW0603 - the worker process's own state
+    if _chunker is None:
+        assert _settings is not None, "the worker was not initialized"
+        options, site_url, processed_at = _settings
+        _chunker = Chunker(options, site_url=site_url, processed_at=processed_at)
+    return _chunker
+
+
+def _load() -> None:
+    """Load the tokenizer (raises `TokenizerError` with the fix when it cannot)."""
+    _worker_chunker()
+
+
+def _chunk(page: PageInput) -> PageChunks:
+    return _worker_chunker().chunk_page(page)
