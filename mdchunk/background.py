@@ -12,6 +12,8 @@ import contextlib
 import multiprocessing
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -86,6 +88,15 @@ def _main_module_hidden() -> Iterator[None]:
 def _initialize(settings: tuple[ChunkOptions, str, str]) -> None:
     global _settings  # noqa: PLW0603 - the worker process's own state
     _settings = settings
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when the build that started it is gone (killed, not shut down): a
+    worker waiting on its queue would otherwise wait forever."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _worker_chunker() -> Chunker:

@@ -261,3 +261,49 @@ def test_rebuilds_rechunk_only_changed_pages(make_site: SiteBuilder, tmp_path: P
     (tmp_path / "docs" / "drafts" / "wip.md").unlink()
     build(load_config(config_file=str(tmp_path / "mkdocs.yml")))
     assert not any(r["parentId"] == "doc:drafts/wip" for r in Index.load(site).records)
+
+
+def test_workers_end_with_a_killed_build(tmp_path: Path) -> None:
+    """A build killed outright (no shutdown) must not leave its worker process behind."""
+    import signal
+    import time
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nText.\n")
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(
+        {"site_name": "x", "plugins": [{"mdchunk": {"workers": 1}}]}))
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import sys, time\n"
+        "from mkdocs.commands.build import build\n"
+        "from mkdocs.config import load_config\n"
+        "import mkdocs_mdchunk.plugin as plugin\n"
+        "real = plugin.MdChunkPlugin.on_post_build\n"
+        "def stall(self, **kwargs):\n"
+        "    self._collect()\n"
+        "    print(self.background._pool._processes and list(self.background._pool._processes),"
+        " flush=True)\n"
+        "    time.sleep(60)\n"
+        "plugin.MdChunkPlugin.on_post_build = stall\n"
+        "build(load_config(config_file=sys.argv[1]))\n"
+    )
+    with subprocess.Popen([sys.executable, str(script), str(tmp_path / "mkdocs.yml")],
+                          stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        workers = [int(pid) for pid in process.stdout.readline().strip(" []\n").split(",")]
+        assert workers
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split()[2] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
