@@ -1,0 +1,77 @@
+"""Does chunking cost grow linearly with the site? One run, side by side (a ratio).
+
+    python benchmarks/scaling.py [--copies 10]
+
+Builds the Node.js API docs once with MkDocs (see corpus.py), takes every page's rendered
+body, then chunks the pages once and `--copies` times over (as distinct pages) with one
+`Chunker`, and prints the CPU time of each and their ratio: linear cost gives a ratio equal
+to the number of copies (the issue's bar: at most 11 for 10 copies). Token counts are not
+memoized across copies (a fresh counter per page set), so every copy is real work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.build_overhead import timed_build
+from benchmarks.corpus import NODEJS_API, nodejs_site
+
+
+def rendered_pages(site: Path) -> list[tuple[str, str]]:
+    """(url, body html) of every page of a built MkDocs default-theme site."""
+    import lxml.html
+
+    pages = []
+    for path in sorted(site.rglob("index.html")):
+        main = lxml.html.parse(str(path)).getroot().xpath("//div[@role='main']")
+        if main:
+            body = "".join(lxml.html.tostring(child, encoding="unicode") for child in main[0])
+            pages.append((path.parent.relative_to(site).as_posix().strip(".") + "/", body))
+    return pages
+
+
+def chunk_all(pages: list[tuple[str, str]], copies: int) -> tuple[float, int]:
+    """CPU seconds and chunks for chunking `pages` `copies` times (as distinct pages)."""
+    from mdchunk import Chunker, ChunkOptions, PageInput
+    from mdchunk.tokens import load_encoding
+
+    encode = load_encoding("cl100k_base").encode_ordinary
+    chunker = Chunker(ChunkOptions(), counter=lambda text: len(encode(text)))
+    started = time.process_time()
+    chunks = 0
+    for copy in range(copies):
+        for url, body in pages:
+            page = PageInput(html=body, source_path=f"copy{copy}/{url}index.md",
+                             url=f"copy{copy}/{url}", title=url)
+            chunks += len(chunker.chunk_page(page).chunks)
+    return time.process_time() - started, chunks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--copies", type=int, default=10)
+    args = parser.parse_args()
+    if not any(NODEJS_API.glob("*.md")):
+        raise SystemExit(f"skipped: the Node.js API docs are not installed at {NODEJS_API}")
+    with tempfile.TemporaryDirectory() as folder:
+        config = nodejs_site(Path(folder), plugins=["search"])
+        assert config is not None
+        timed_build(config)
+        pages = rendered_pages(config.parent / "site")
+    one, one_chunks = chunk_all(pages, 1)
+    many, many_chunks = chunk_all(pages, args.copies)
+    print(f"Node.js API docs: {len(pages)} pages")
+    print(f"  1 copy:   {one:.2f} s CPU, {one_chunks} chunks")
+    print(f"  {args.copies} copies: {many:.2f} s CPU, {many_chunks} chunks")
+    print(f"  cost ratio {many / one:.2f} for {args.copies}x the pages "
+          f"({many / one / args.copies:.3f} per copy)")
+
+
+if __name__ == "__main__":
+    main()
