@@ -189,6 +189,7 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapping[str, Any],
                out: Path, *, progress: bool) -> None:
+    from mdchunk.exclusion import metadata_exclusion
     from mdchunk.pipeline import Chunker, PageChunks
     from mdchunk.profiles import write_profiles
     from mdchunk.source import markdown_target
@@ -209,9 +210,7 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
                 page = renderer.render(source)
             except MdChunkError as error:
                 raise _fail(error) from error
-            meta = page.meta
-            if any(isinstance(meta.get(key), Mapping) and meta[key].get("exclude") is True
-                   for key in ("mdchunk", "search")):
+            if metadata_exclusion(page.meta):
                 continue
             try:
                 result = chunker.chunk_page(page)

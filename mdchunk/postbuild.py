@@ -18,14 +18,15 @@ from typing import Any
 
 import lxml.etree
 import lxml.html
-import yaml
 from cssselect import ExpressionError, SelectorError
 from lxml.cssselect import CSSSelector
 
 from mdchunk.errors import MdChunkError, OptionError, PageError
+from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
 from mdchunk.pipeline import Chunker, PageChunks, PageInput
 from mdchunk.profiles import write_profiles
+from mdchunk.source import split_front_matter
 from mdchunk.tokens import TokenCounter
 from mdchunk.writers import write_text
 
@@ -50,7 +51,6 @@ _CHROME = CSSSelector(".md-content__button, .md-source-file, nav, .headerlink-co
                       "a.md-content__button, .md-feedback, .rst-footer-buttons, .prev-next-area")
 _TITLE_SEPARATORS = re.compile(r"\s+(?:-|\u2014|\u2013|\|)\s+")  # - em dash, en dash, |
 _DOCINFO_FIELD = re.compile(r"^:([\w-]+):\s*(.*)$")
-_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*(?:\n|\Z)", re.S)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -112,10 +112,7 @@ def chunk_site(
     warnings: list[str] = []
     for path in html_files:
         relative = path.relative_to(site_dir).as_posix()
-        reason = _skip_reason(relative) or next(
-            (f"matches exclude pattern {p!r}" for p in exclude if fnmatch.fnmatchcase(relative, p)),
-            "",
-        )
+        reason = _skip_reason(relative) or pattern_exclusion([relative], exclude)
         if reason:
             skipped.append(f"{relative}: {reason}")
             continue
@@ -191,8 +188,9 @@ def _read_page(path: Path, relative: str, *, selectors: list[CSSSelector],
     url = _page_url(relative, directory_urls)
     doc_name = _doc_name(url, relative)
     source, meta = _source(docs_dir, doc_name)
-    if _excluded_by(meta):
-        return "front matter excludes it"
+    reason = metadata_exclusion(meta)
+    if reason:
+        return reason
     canonical = document.xpath("//link[@rel='canonical']/@href")
     base = site_url if site_url is not None else _site_url(canonical[0] if canonical else "", url)
     title = _title(document, content)
@@ -252,25 +250,7 @@ def _front_matter(path: Path) -> dict[str, Any]:
                 break
             fields[field.group(1)] = field.group(2).strip()
         return fields
-    match = _FRONT_MATTER.match(text)
-    if not match:
-        return {}
-    try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _excluded_by(meta: Mapping[str, Any]) -> bool:
-    """Front matter `mdchunk: {exclude: true}` / `search: {exclude: true}`, or reST docinfo
-    `:mdchunk-exclude: true`."""
-    if str(meta.get("mdchunk-exclude", "")).strip().lower() in {"true", "yes", "1"}:
-        return True
-    return any(
-        isinstance(meta.get(key), Mapping) and meta[key].get("exclude") is True
-        for key in ("mdchunk", "search")
-    )
+    return split_front_matter(text)[0]
 
 
 def _site_url(canonical: str, url: str) -> str:

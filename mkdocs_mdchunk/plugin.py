@@ -16,15 +16,13 @@ pages MkDocs did not rebuild keep theirs, so the index stays complete.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import logging
 import os
-from collections.abc import Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -34,6 +32,7 @@ from mkdocs.structure.pages import Page
 
 from mdchunk.background import BackgroundChunker, default_workers
 from mdchunk.errors import MdChunkError
+from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.inspector import write_inspector
 from mdchunk.pipeline import Chunker, PageChunks, PageInput
 from mdchunk.profiles import write_profiles
@@ -218,17 +217,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
 
     def _exclusion(self, page: Page) -> str:
         """Why the page is left out of the index ("" when it is not)."""
-        meta: Mapping[str, Any] = page.meta or {}
-        for key in ("mdchunk", "search"):
-            value = meta.get(key)
-            if isinstance(value, Mapping) and value.get("exclude") is True:
-                return f"front matter {key}: {{exclude: true}}"
-        for pattern in self.config.exclude:
-            if fnmatch.fnmatchcase(page.file.src_uri, pattern):
-                return f"matches exclude pattern {pattern!r}"
-        if page.file.inclusion.is_excluded():
-            return "draft page"
-        return ""
+        reason = metadata_exclusion(page.meta or {}) or pattern_exclusion(
+            [page.file.src_uri], self.config.exclude)
+        if not reason and page.file.inclusion.is_excluded():
+            reason = "draft page"
+        return reason
 
 
 def _site_language(config: MkDocsConfig) -> str | None:

@@ -10,7 +10,6 @@ deleted documents lose theirs.
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import hashlib
 import json
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from mdchunk.errors import MdChunkError
+from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.inspector import page_data, write_inspector
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats, page_records, write_records
@@ -187,18 +187,8 @@ def _source_path(app: Sphinx, pagename: str) -> str:
 
 def _exclusion(app: Sphinx, pagename: str) -> str:
     """Why the document is left out of the index ("" when it is not)."""
-    meta: Mapping[str, Any] = app.env.metadata.get(pagename, {})
-    for key in ("mdchunk", "search"):
-        value = meta.get(key)
-        if isinstance(value, Mapping) and value.get("exclude") is True:
-            return f"metadata {key}: {{exclude: true}}"
-    if str(meta.get("mdchunk-exclude", "")).strip().lower() in {"true", "yes", "1"}:
-        return "metadata :mdchunk-exclude: true"
-    source = _source_path(app, pagename)
-    for pattern in app.config.mdchunk_exclude:
-        if fnmatch.fnmatchcase(source, pattern) or fnmatch.fnmatchcase(pagename, pattern):
-            return f"matches mdchunk_exclude pattern {pattern!r}"
-    return ""
+    return metadata_exclusion(_metadata(app.env.metadata.get(pagename, {}))) or (
+        pattern_exclusion([_source_path(app, pagename), pagename], app.config.mdchunk_exclude))
 
 
 def _metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:

@@ -47,7 +47,8 @@ def test_post_build_equals_the_mkdocs_plugin(example_site: Path) -> None:
     check_index(post, max_tokens=512)
     assert same_fields(post.records) == same_fields(plugin)
     assert {"404.html: not a documentation page",
-            "guide/excluded/index.html: front matter excludes it"} <= set(summary.skipped)
+            "guide/excluded/index.html: front matter mdchunk: {exclude: true}"} <= set(
+                summary.skipped)
     source = next(r for r in post.records if r["parentId"] == "doc:guide/configuration")
     assert source["metadata"]["sourceFile"] == "guide/configuration.md"
     assert source["metadata"]["frontMatter"]["owner"]

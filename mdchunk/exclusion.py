@@ -1,0 +1,33 @@
+"""Which pages are left out of the index: one rule for every engine and the CLI."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+_TRUE = {"true", "yes", "1", "on"}
+
+
+def metadata_exclusion(meta: Mapping[str, Any]) -> str:
+    """Why a page's metadata leaves it out ("" when it does not).
+
+    Front matter `mdchunk: {exclude: true}` or Material's `search: {exclude: true}`, or a reST
+    docinfo field `:mdchunk-exclude: true` (docinfo values are text).
+    """
+    for key in ("mdchunk", "search"):
+        value = meta.get(key)
+        if isinstance(value, Mapping) and value.get("exclude") is True:
+            return f"front matter {key}: {{exclude: true}}"
+    if str(meta.get("mdchunk-exclude", "")).strip().lower() in _TRUE:
+        return "metadata mdchunk-exclude: true"
+    return ""
+
+
+def pattern_exclusion(paths: Iterable[str], patterns: Iterable[str]) -> str:
+    """Why a page whose paths (source path, name) match a glob is left out ("" otherwise)."""
+    names = list(paths)
+    for pattern in patterns:
+        if any(fnmatch.fnmatchcase(name, pattern) for name in names):
+            return f"matches exclude pattern {pattern!r}"
+    return ""
