@@ -173,16 +173,14 @@ def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str
 
 def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The chunking options (validated) and the output settings."""
-    from mdchunk.options import ChunkOptions
+    from mdchunk.options import ChunkOptions, check_output_path
     from mdchunk.profiles import check_formats
 
     chunking = {key: value for key, value in settings.items() if key not in _OUTPUT_KEYS}
     options = ChunkOptions.validated(chunking)
     output = {key: value for key, value in settings.items() if key in _OUTPUT_KEYS}
     output["formats"] = check_formats(output.get("formats") or ["native"])
-    name = str(output.get("output") or "chunks.jsonl")
-    if name.startswith("/") or ".." in name.split("/"):
-        raise OptionError("output", f"must be a relative path without '..', got {name!r}")
+    name = check_output_path(output.get("output") or "chunks.jsonl")
     output["output"] = name
     return options, output
 

@@ -218,3 +218,18 @@ def check_encoding_name(name: object) -> None:
     if not isinstance(name, str) or (name not in known and f"{name}_offline" not in known):
         choices = ", ".join(sorted(n for n in known if not n.endswith("_offline")))
         raise OptionError("encoding", f"unknown tiktoken encoding {name!r}; known: {choices}")
+
+
+def check_output_path(value: object, option: str = "output") -> str:
+    """A path inside the site (output) folder: relative, without `..`, no drive or UNC prefix.
+
+    Backslashes count as separators too, so a Windows path cannot slip through on POSIX.
+    Raises `OptionError` naming `option` and the value.
+    """
+    if not isinstance(value, str):
+        raise OptionError(option, f"must be a relative path (text), got {value!r}")
+    parts = value.replace("\\", "/").split("/")
+    if not value or value.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts:
+        raise OptionError(option, "must be a relative path inside the site folder, without "
+                          f"'..', got {value!r}")
+    return value

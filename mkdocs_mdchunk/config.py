@@ -10,7 +10,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from mdchunk.errors import OptionError
-from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions
+from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions, check_output_path
 from mdchunk.profiles import check_formats
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
@@ -56,12 +56,10 @@ class _RelativePath(_Typed):
 
     def run_validation(self, value: object) -> str:
         path: str = super().run_validation(value)
-        parts = path.replace("\\", "/").split("/")
-        if not path or path.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts:
-            raise c.ValidationError(
-                f"must be a relative path inside the site folder, without '..', got {path!r}"
-            )
-        return path
+        try:
+            return check_output_path(path)
+        except OptionError as error:
+            raise c.ValidationError(error.message) from None
 
 
 class MdChunkConfig(base.Config):

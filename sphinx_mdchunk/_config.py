@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sphinx.errors import ExtensionError
 
 from mdchunk.errors import OptionError
-from mdchunk.options import ChunkOptions
+from mdchunk.options import ChunkOptions, check_output_path
 from mdchunk.profiles import check_formats
 
 if TYPE_CHECKING:
@@ -68,13 +68,11 @@ def _check_writer_options(config: Config) -> None:
         if not isinstance(value, types):
             expected = " or ".join(t.__name__ for t in types)
             raise ExtensionError(f"mdchunk_{name} = {value!r}: must be a {expected}")
-    output: str = config.mdchunk_output
-    parts = output.replace("\\", "/").split("/")
-    if not output or output.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts:
-        raise ExtensionError(
-            f"mdchunk_output = {output!r}: must be a relative path inside the output folder, "
-            "without '..'"
-        )
+    try:
+        check_output_path(config.mdchunk_output)
+    except OptionError as error:
+        raise ExtensionError(f"mdchunk_output = {config.mdchunk_output!r}: {error.message}"
+                             ) from error
     try:
         check_formats(config.mdchunk_formats)
     except OptionError as error:
