@@ -191,10 +191,16 @@ def _exclusion(app: Sphinx, pagename: str) -> str:
         pattern_exclusion([_source_path(app, pagename), pagename], app.config.mdchunk_exclude))
 
 
+#: What MyST adds to a document's metadata besides its front matter: every heading's slug (a
+#: large table, which would be copied into every chunk) and a computed word count.
+_ENGINE_METADATA = frozenset({"myst_slugs", "wordcount"})
+
+
 def _metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """The document's metadata; MyST stores front matter lists and tables as JSON text."""
-    plain: dict[str, Any] = dict(metadata)
-    for key, value in metadata.items():
+    """The document's own metadata (docinfo, front matter), without what MyST computes; MyST
+    stores front matter lists and tables as JSON text, which is decoded."""
+    plain = {key: value for key, value in metadata.items() if key not in _ENGINE_METADATA}
+    for key, value in plain.items():
         if isinstance(value, str) and value[:1] in {"[", "{"}:
             with contextlib.suppress(ValueError):
                 plain[key] = json.loads(value)

@@ -109,6 +109,7 @@ def test_mini_project_keeps_every_invariant(tmp_path: Path, builder: str) -> Non
     assert guide["metadata"]["sourceFile"] == "guide.md"
     assert guide["metadata"]["frontMatter"]["owner"] == "docs-team"
     assert guide["metadata"]["frontMatter"]["tags"] == ["a", "b"]
+    assert set(guide["metadata"]["frontMatter"]) == {"owner", "tags"}  # not MyST's own keys
     assert guide["absoluteUrl"].startswith("https://example.org/docs/guide")
 
 
