@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mdchunk.adaptive import complexity
 from mdchunk.model import ATOMIC_REASONS, Block
@@ -71,7 +71,6 @@ class Packer:
         self.adaptive: tuple[float, float] | None = None
         self.budget = options.packing_budget()
         self.exact = False  # count every candidate exactly (the second, careful pass)
-        self._section_estimates: dict[int, int] = {}
 
     def _piece(self, start: int, end: int, section: Section, *, oversize_reason: str = "",
                forced_split: bool = False) -> Piece:
@@ -139,20 +138,9 @@ class Packer:
         return pieces
 
     def _estimate(self, section: Section) -> int:
+        # Sections are runs of top-level blocks: counted from the run sums, or exactly.
         run = self.runs.estimate(section.start, section.end)
-        if run is not None:
-            return run
-        key = id(section)
-        if key not in self._section_estimates:
-            total = self._estimate_blocks(section.body)
-            previous_end = section.body[-1].end if section.body else None
-            for child in section.children:
-                if previous_end is not None:
-                    total += self.count(self.text[previous_end : child.start])
-                total += self._estimate(child)
-                previous_end = child.end
-            self._section_estimates[key] = total
-        return self._section_estimates[key]
+        return run if run is not None else self.tokens(section.start, section.end)
 
     def _estimate_blocks(self, blocks: Sequence[Block]) -> int:
         run = self.runs.estimate(blocks[0].start, blocks[-1].end) if blocks else None
@@ -270,16 +258,8 @@ class Packer:
         return pieces
 
     def _last_fitting(self, start: int, candidates: Sequence[int]) -> int | None:
-        """The largest candidate end whose span from `start` fits (binary search)."""
-        low, high, best = 0, len(candidates) - 1, None
-        while low <= high:
-            middle = (low + high) // 2
-            if self.tokens(start, candidates[middle]) <= self.budget:
-                best = candidates[middle]
-                low = middle + 1
-            else:
-                high = middle - 1
-        return best
+        """The largest candidate end whose span from `start` fits."""
+        return last_true(candidates, lambda end: self.tokens(start, end) <= self.budget)
 
     # -- merging -------------------------------------------------------------------------
 
@@ -431,6 +411,32 @@ class _BlockRuns:
                 sums.append(sums[-1] + self.count(self.text[block.start : following]))
             self._sums = sums
         return self._sums
+
+
+def first_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
+    """The first candidate that passes `test`, when every later one passes too (binary
+    search: a span's token count only shrinks as its start moves right)."""
+    low, high, best = 0, len(candidates) - 1, None
+    while low <= high:
+        middle = (low + high) // 2
+        if test(candidates[middle]):
+            best, high = candidates[middle], middle - 1
+        else:
+            low = middle + 1
+    return best
+
+
+def last_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
+    """The last candidate that passes `test`, when every earlier one passes too (binary
+    search: a span's token count only grows as its end moves right)."""
+    low, high, best = 0, len(candidates) - 1, None
+    while low <= high:
+        middle = (low + high) // 2
+        if test(candidates[middle]):
+            best, low = candidates[middle], middle + 1
+        else:
+            high = middle - 1
+    return best
 
 
 def _glue_headings(units: Sequence[Block]) -> list[list[Block]]:

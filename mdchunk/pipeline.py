@@ -20,7 +20,7 @@ from mdchunk.chunk import Chunk, Features, Flags
 from mdchunk.html import parse_html
 from mdchunk.model import Block, ParsedPage
 from mdchunk.options import ChunkOptions
-from mdchunk.packing import Packer, Piece
+from mdchunk.packing import Packer, Piece, first_true, last_true
 from mdchunk.tokens import TokenCounter, tiktoken_counter
 from mdchunk.tree import Section, build_tree
 
@@ -149,15 +149,7 @@ class Chunker:
                 self.count(text[start:end]) <= size
             )
 
-        low, high, best = 0, len(candidates) - 1, None
-        while low <= high:
-            middle = (low + high) // 2
-            if fits(candidates[middle]):
-                best = candidates[middle]
-                high = middle - 1
-            else:
-                low = middle + 1
-        return best
+        return first_true(candidates, fits)
 
 
 class _ChunkBuilder:
@@ -351,21 +343,16 @@ class _ChunkBuilder:
     def _tail(self, piece: Piece, budget: int) -> str:
         """The longest tail of a piece, starting at a word, within `budget` tokens."""
         text = self.text[piece.start : piece.end]
-        for match in _WORD_START.finditer(text):
-            if self.count(text[match.start() :]) <= budget:
-                return text[match.start() :]
-        return ""
+        starts = [match.start() for match in _WORD_START.finditer(text)]
+        start = first_true(starts, lambda at: self.count(text[at:]) <= budget)
+        return "" if start is None else text[start:]
 
     def _head(self, piece: Piece, budget: int) -> str:
         """The longest head of a piece, ending at a word, within `budget` tokens."""
         text = self.text[piece.start : piece.end]
         ends = [match.end() for match in _WORD_END.finditer(text)] + [len(text)]
-        best = ""
-        for end in ends:
-            if self.count(text[:end]) > budget:
-                break
-            best = text[:end]
-        return best
+        end = last_true(ends, lambda at: self.count(text[:at]) <= budget)
+        return "" if end is None else text[:end]
 
 
 def _nesting(blocks: Sequence[Block]) -> tuple[set[int], set[int]]:
