@@ -88,8 +88,9 @@ class AdaptiveSizing:
         return sizing
 
     def size(self, complexity: float) -> tuple[float, int]:
-        """The scale factor and the adaptive size for a complexity in [0, 1]."""
-        scale = self.min_scale + complexity * (self.max_scale - self.min_scale)
+        """The scale factor (3 decimals, as recorded) and the adaptive size it gives, for a
+        complexity in [0, 1]: a chunk's `adaptiveSize` is `base_size * sizeScaleFactor`."""
+        scale = round(self.min_scale + complexity * (self.max_scale - self.min_scale), 3)
         return scale, max(16, round(self.base_size * scale))
 
 

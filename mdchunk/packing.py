@@ -84,7 +84,7 @@ class Packer:
         if sizing is not None:
             score = complexity(self.text, blocks)
             scale, self.size = sizing.size(score)
-            self.adaptive = (score, round(scale, 3))
+            self.adaptive = (score, scale)
             self.budget = self.options.packing_budget(self.size)
         return previous
 
