@@ -83,19 +83,21 @@ class MdChunkBuild:
         if self.chunker is None or doctree is None or "body" not in context:
             return
         shard = _shard_path(app, pagename)
-        reason = _exclusion(app, pagename)
+        source = _source_path(app, pagename)
+        meta = _metadata(app.env.metadata.get(pagename, {}))
+        reason = metadata_exclusion(meta) or pattern_exclusion([source, pagename],
+                                                               app.config.mdchunk_exclude)
         if reason:
             logger.debug("mdchunk: %s left out of the chunk index (%s)", pagename, reason)
             shard.unlink(missing_ok=True)
             return
-        source = _source_path(app, pagename)
         title_node = app.env.titles.get(pagename)
         page = PageInput(
             html=context["body"],
             source_path=source,
             url=app.builder.get_target_uri(pagename),
             title=title_node.astext() if title_node is not None else pagename,
-            meta=_metadata(app.env.metadata.get(pagename, {})),
+            meta=meta,
         )
         try:
             result = self.chunker.chunk_page(page)
@@ -107,14 +109,11 @@ class MdChunkBuild:
         for warning in result.warnings:
             logger.warning("mdchunk: %s", warning, location=pagename, type="mdchunk",
                            subtype="anchor")
-        markdown_file = ""
         if app.config.mdchunk_write_markdown:
             html_file = Path(app.builder.get_outfilename(pagename))
             write_text(html_file.with_suffix(".md"), result.markdown, durable=False)
-            markdown_file = html_file.with_suffix(".md").relative_to(app.outdir).as_posix()
         payload = {
             "fingerprint": self.fingerprint,
-            "markdownFile": markdown_file,
             "stats": {
                 "chunks": len(result.chunks),
                 "oversize": sum(chunk.flags.allow_oversize for chunk in result.chunks),
@@ -183,12 +182,6 @@ def _source_path(app: Sphinx, pagename: str) -> str:
         return path.relative_to(app.srcdir).as_posix()
     except ValueError:
         return f"{pagename}{path.suffix}"
-
-
-def _exclusion(app: Sphinx, pagename: str) -> str:
-    """Why the document is left out of the index ("" when it is not)."""
-    return metadata_exclusion(_metadata(app.env.metadata.get(pagename, {}))) or (
-        pattern_exclusion([_source_path(app, pagename), pagename], app.config.mdchunk_exclude))
 
 
 #: What MyST adds to a document's metadata besides its front matter: every heading's slug (a
