@@ -2,8 +2,10 @@
 
 MkDocs renders pages one after the other on one core. Handing each rendered page to a worker
 process puts the chunking (HTML walk, packing, token counts, and loading the tokenizer) on
-another core: the build waits only for what is left when the last page is rendered. On one
-core there is nothing to gain, and pages are chunked inline.
+another core: the build waits only for what is left when the last page is rendered. The
+workers also make each page's records in every output format (`mdchunk.page_output`), so the
+build's own process only joins and writes them. On one core there is nothing to gain, and pages
+are chunked inline.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from mdchunk.options import ChunkOptions
-from mdchunk.pipeline import Chunker, PageChunks, PageInput
+from mdchunk.page_output import OutputSettings, PageOutput, page_output
+from mdchunk.pipeline import Chunker, PageInput
+
+_Settings = tuple[ChunkOptions, str, str, OutputSettings]
 
 # The worker's own state: set by the initializer, in the worker process only.
-_settings: tuple[ChunkOptions, str, str] | None = None
+_settings: _Settings | None = None
 _chunker: Chunker | None = None
 
 
@@ -40,20 +45,20 @@ class BackgroundChunker:
     """
 
     def __init__(self, options: ChunkOptions, *, site_url: str = "", processed_at: str,
-                 workers: int = 1) -> None:
+                 output: OutputSettings, workers: int = 1) -> None:
         self.options = options
         self._pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_initialize,
-            initargs=((options, site_url, processed_at),),
+            initargs=((options, site_url, processed_at, output),),
         )
         with _main_module_hidden():
             self.ready: Future[None] = self._pool.submit(_load)
         """Done when the workers' tokenizer is loaded; its exception says why it cannot be."""
 
-    def submit(self, page: PageInput) -> Future[PageChunks]:
-        """Chunk `page` in a worker."""
+    def submit(self, page: PageInput) -> Future[PageOutput]:
+        """Chunk `page` in a worker; the result holds its records."""
         with _main_module_hidden():  # a worker may be started by this submit
             return self._pool.submit(_chunk, page)
 
@@ -85,7 +90,7 @@ def _main_module_hidden() -> Iterator[None]:
             main.__dict__.update(saved)
 
 
-def _initialize(settings: tuple[ChunkOptions, str, str]) -> None:
+def _initialize(settings: _Settings) -> None:
     global _settings  # noqa: PLW0603 - the worker process's own state
     _settings = settings
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
@@ -103,7 +108,7 @@ def _worker_chunker() -> Chunker:
     global _chunker  # noqa: PLW0603 - the worker process's own state
     if _chunker is None:
         assert _settings is not None, "the worker was not initialized"
-        options, site_url, processed_at = _settings
+        options, site_url, processed_at, _ = _settings
         _chunker = Chunker(options, site_url=site_url, processed_at=processed_at)
     return _chunker
 
@@ -113,5 +118,7 @@ def _load() -> None:
     _worker_chunker()
 
 
-def _chunk(page: PageInput) -> PageChunks:
-    return _worker_chunker().chunk_page(page)
+def _chunk(page: PageInput) -> PageOutput:
+    chunker = _worker_chunker()
+    assert _settings is not None
+    return page_output(chunker.chunk_page(page), _settings[3], chunker.timer)

@@ -21,6 +21,7 @@ from mdchunk.html import parse_html
 from mdchunk.model import Block, ParsedPage
 from mdchunk.options import ChunkOptions
 from mdchunk.packing import Packer, Piece, first_true, last_true
+from mdchunk.timing import StageTimer
 from mdchunk.tokens import TokenCounter, tiktoken_counter
 from mdchunk.tree import Section, build_tree
 
@@ -65,6 +66,8 @@ class PageChunks:
     chunks: tuple[Chunk, ...]
     warnings: tuple[str, ...]
     """Problems a user should fix on this page (each message names the page's location)."""
+    timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
+    """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
 
 
 def build_time() -> str:
@@ -88,7 +91,9 @@ class Chunker:
         processed_at: str | None = None,
     ) -> None:
         self.options = options
-        self.count = counter or tiktoken_counter(options.encoding)
+        self.timer = StageTimer()
+        """Seconds per stage over every page this chunker chunked."""
+        self.count = self.timer.counting(counter or tiktoken_counter(options.encoding))
         self.site_url = site_url
         self.processed_at = processed_at or build_time()
         self.reproducible = "SOURCE_DATE_EPOCH" in os.environ
@@ -97,23 +102,29 @@ class Chunker:
     def chunk_page(self, page: PageInput) -> PageChunks:
         """Parse, pack and describe one page."""
         began = time.perf_counter()
-        parsed = parse_html(page.html, page_url=page.url, site_url=self.site_url)
-        root = build_tree(parsed)
-        packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks)
-        pieces = packer.pack(root)
-        spans = self._overlapped_spans(parsed, pieces)
+        timer = self.timer
+        before = timer.snapshot()
+        with timer.stage("convert"):
+            parsed = parse_html(page.html, page_url=page.url, site_url=self.site_url)
+        with timer.stage("pack"):
+            root = build_tree(parsed)
+            packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks)
+            pieces = packer.pack(root)
+            spans = self._overlapped_spans(parsed, pieces)
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
-        builder = _ChunkBuilder(self, page, parsed, elapsed, packer.tokens)
-        chunks = tuple(
-            builder.chunk(number, len(pieces), piece, spans, pieces)
-            for number, piece in enumerate(pieces)
-        )
+        with timer.stage("describe"):
+            builder = _ChunkBuilder(self, page, parsed, elapsed, packer.tokens)
+            chunks = tuple(
+                builder.chunk(number, len(pieces), piece, spans, pieces)
+                for number, piece in enumerate(pieces)
+            )
         return PageChunks(
             source_path=page.source_path,
             url=page.url,
             markdown=parsed.markdown,
             chunks=chunks,
             warnings=_warnings(root),
+            timings=timer.since(before),
         )
 
     def _overlapped_spans(self, parsed: ParsedPage, pieces: Sequence[Piece]) -> list[int]:

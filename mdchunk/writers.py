@@ -122,8 +122,17 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
+class EncodedRecord(str):
+    """A record already encoded by `dumps` (where the page was chunked, e.g. in a worker
+    process): writers copy it as it is."""
+
+    __slots__ = ()
+
+
 def dumps(record: Any) -> str:
     """One JSON line: UTF-8 text, keys in the record's own order, no lone surrogates."""
+    if isinstance(record, EncodedRecord):
+        return record
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     return line.encode("utf-8", "replace").decode("utf-8")
 

@@ -7,7 +7,8 @@ Hooks:
     on_post_build: write each page's Markdown beside its HTML and the chunk index, atomically.
 
 Pages are chunked in a worker process (`workers`, one by default where a second core is free)
-while MkDocs renders the next ones; their results are collected in `on_post_build`.
+while MkDocs renders the next ones; their records are collected in `on_post_build`. At debug
+level (`mkdocs build -v`) the plugin logs the time each stage took and the slowest pages.
 
 Under `mkdocs serve` the plugin object lives across rebuilds: a page whose rendered HTML and
 facts did not change keeps its chunks (no parsing, no token counting), and with `--dirty` the
@@ -16,10 +17,12 @@ pages MkDocs did not rebuild keep theirs, so the index stays complete.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
 import os
+import time
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Literal
@@ -34,8 +37,10 @@ from mdchunk.background import BackgroundChunker, default_workers
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.inspector import write_inspector
-from mdchunk.pipeline import Chunker, PageChunks, PageInput
-from mdchunk.profiles import write_profiles
+from mdchunk.page_output import OutputSettings, PageOutput, page_output, write_outputs
+from mdchunk.pipeline import Chunker, PageInput
+from mdchunk.profiles import check_formats
+from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import tiktoken_counter
 from mdchunk.writers import write_text
 from mkdocs_mdchunk.config import MdChunkConfig
@@ -48,13 +53,15 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
 
     def __init__(self) -> None:
         self.chunker: Chunker | None = None
-        self.pages: dict[str, PageChunks] = {}
+        self.output = OutputSettings()
+        self.pages: dict[str, PageOutput] = {}
         self.markdown_files: dict[str, str] = {}
         self.page_keys: dict[str, str] = {}  # source -> hash of what its chunks depend on
         self.settings = ""  # the options and site url the kept pages were chunked with
         self.serving = False
         self.background: BackgroundChunker | None = None
-        self.pending: dict[str, tuple[Future[PageChunks], str]] = {}  # source -> (result, key)
+        self.pending: dict[str, tuple[Future[PageOutput], str]] = {}  # source -> (result, key)
+        self.fresh: set[str] = set()  # the pages chunked in this build (not kept from the last)
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one plugin object across `mkdocs serve` rebuilds."""
@@ -64,13 +71,21 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Check the options and load the tokenizer before any page is built."""
         self.chunker = None
         self.pending = {}
+        self.fresh = set()
         if not self.config.enabled:
             self._forget_all()
             self._stop_workers()
             return config
         options = self.config.chunk_options()
+        inspector = self.config.inspector
+        self.output = OutputSettings(
+            formats=tuple(check_formats(self.config.formats)),
+            language=_site_language(config),
+            inspector=bool(inspector or (inspector is None and self.serving)),
+        )
         settings = json.dumps(
-            [options.as_dict(), config.site_url or "", os.environ.get("SOURCE_DATE_EPOCH")],
+            [options.as_dict(), config.site_url or "", os.environ.get("SOURCE_DATE_EPOCH"),
+             dataclasses.astuple(self.output)],
             sort_keys=True,
         )
         if settings != self.settings:
@@ -84,7 +99,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             if self.background is None:
                 self.background = BackgroundChunker(
                     options, site_url=config.site_url or "",
-                    processed_at=self.chunker.processed_at, workers=workers,
+                    processed_at=self.chunker.processed_at, output=self.output, workers=workers,
                 )
             return config
         self._stop_workers()
@@ -135,14 +150,16 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         else:
             try:
                 result = self.chunker.chunk_page(page_input)
+                output = page_output(result, self.output, self.chunker.timer)
             except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
                 log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
                 self._forget(source)
                 return html
-            self._keep(source, result, key)
+            self._keep(source, output, key)
+            self.fresh.add(source)
         return html
 
-    def _keep(self, source: str, result: PageChunks, key: str) -> None:
+    def _keep(self, source: str, result: PageOutput, key: str) -> None:
         for warning in result.warnings:  # every build, so --strict sees them every time
             log.warning("%s: %s", source, warning)
         self.pages[source] = result
@@ -159,6 +176,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         for source, (future, key) in pending.items():
             try:
                 self._keep(source, future.result(), key)
+                self.fresh.add(source)
             except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
                 log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
                 self._forget(source)
@@ -172,36 +190,58 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Write the pages' Markdown and the chunk index (each file atomically)."""
         if self.chunker is None:
             return
+        in_workers = self.background is not None
+        waited = time.perf_counter()
         self._collect()
+        waited = time.perf_counter() - waited
         if not self.serving:
             self._stop_workers()
         site = Path(config.site_dir)
-        if self.config.write_markdown:
-            for source, result in self.pages.items():
-                # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is the
-                # durable record, the pages' Markdown is rebuilt with the site.
-                write_text(site / self.markdown_files[source], result.markdown, durable=False)
-        index = site / self.config.output
-        try:
-            written = write_profiles(
-                site, list(self.pages.values()), self.config.formats,
-                output=self.config.output, language=_site_language(config),
-            )
-        except (OSError, MdChunkError) as error:
-            raise PluginError(f"mdchunk: cannot write the chunk index {index}: {error}") from error
-        chunks = [chunk for result in self.pages.values() for chunk in result.chunks]
-        inspector = self.config.inspector
-        if inspector or (inspector is None and self.serving):
-            path = write_inspector(site, list(self.pages.values()),
-                                   max_tokens=self.chunker.options.max_tokens)
-            log.info("chunk inspector: %s", path)
-        oversize = sum(chunk.flags.allow_oversize for chunk in chunks)
-        small = sum(chunk.flags.small_chunk for chunk in chunks)
+        pages = list(self.pages.values())
+        writing = StageTimer()
+        with writing.stage("write"):
+            if self.config.write_markdown:
+                for source, result in self.pages.items():
+                    # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is
+                    # the durable record, the pages' Markdown is rebuilt with the site.
+                    write_text(site / self.markdown_files[source], result.markdown,
+                               durable=False)
+            index = site / self.config.output
+            try:
+                written = write_outputs(site, pages, self.output.formats,
+                                        output=self.config.output)
+            except (OSError, MdChunkError) as error:
+                message = f"mdchunk: cannot write the chunk index {index}: {error}"
+                raise PluginError(message) from error
+            if self.output.inspector:
+                path = write_inspector(site, [page.inspector for page in pages if page.inspector],
+                                       max_tokens=self.chunker.options.max_tokens)
+                log.info("chunk inspector: %s", path)
         log.info(
             "%d pages, %d chunks (%d oversize, %d small) written to %s",
-            sum(bool(result.chunks) for result in self.pages.values()), len(chunks), oversize,
-            small, ", ".join(str(path) for path in written.values()),
+            sum(bool(page.chunks) for page in pages), sum(page.chunks for page in pages),
+            sum(page.oversize for page in pages), sum(page.small for page in pages),
+            ", ".join(str(path) for path in written.values()),
         )
+        self._log_timings(in_workers, waited, writing.seconds)
+
+    def _log_timings(self, in_workers: bool, waited: float, writing: dict[str, float]
+                     ) -> None:
+        """At debug level: the time per stage of the pages chunked in this build, the slowest
+        pages, and how long the build waited for the workers at its end."""
+        if not log.isEnabledFor(logging.DEBUG):
+            return
+        fresh = [self.pages[source] for source in self.fresh if source in self.pages]
+        where = "in the worker process" if in_workers else "inline"
+        log.debug("%d pages chunked %s (%d kept from the last build) in %s",
+                  len(fresh), where, len(self.pages) - len(fresh),
+                  describe_timings(add_timings(page.timings for page in fresh)))
+        slowest = sorted(fresh, key=lambda page: -sum(page.timings.values()))[:3]
+        if slowest:
+            log.debug("slowest pages: %s", ", ".join(
+                f"{page.source_path} {sum(page.timings.values()):.3f} s" for page in slowest))
+        log.debug("waited %.3f s for the workers after the last page; wrote the index in %s",
+                  waited, describe_timings(writing))
 
     def _forget(self, source: str) -> None:
         self.pages.pop(source, None)

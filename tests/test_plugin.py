@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -307,3 +308,44 @@ def _alive(pid: int) -> bool:
             return handle.read().split()[2] != "Z"  # a zombie has ended
     except FileNotFoundError:
         return False
+
+
+_STAGE_FIGURE = re.compile(r"(\w+) (\d+\.\d+) s")
+
+
+def _stage_figures(message: str) -> tuple[float, dict[str, float]]:
+    """The total and the per-stage seconds of a `describe_timings` text in `message`."""
+    total, _, stages = message.partition(" s: ")
+    figures = {name: float(seconds) for name, seconds in _STAGE_FIGURE.findall(stages)}
+    return float(total.rsplit(" ", 1)[-1]), figures
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_debug_log_shows_the_time_per_stage(make_site: SiteBuilder, workers: int,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="mkdocs.plugins.mdchunk")
+    # Pages of their own: MkDocs keeps one plugin object per process (as under `serve`), and
+    # pages it chunked in an earlier build are kept, not chunked again.
+    make_site({"index.md": f"# Home\n\nWelcome, {workers}.\n",
+               "guide.md": PAGES["guide/setup.md"] + f"\n{workers} workers.\n"},
+              plugin={"workers": workers})
+    messages = [r.getMessage() for r in caplog.records if r.name == "mkdocs.plugins.mdchunk"]
+    [chunked] = [m for m in messages if " pages chunked " in m]
+    assert chunked.startswith("mdchunk: 2 pages chunked ")
+    assert ("in the worker process" if workers else "inline") in chunked
+    total, figures = _stage_figures(chunked)
+    assert {"convert", "pack", "count", "describe", "records"} <= set(figures), chunked
+    assert abs(sum(figures.values()) - total) < 0.002 * len(figures), chunked
+    [slowest] = [m for m in messages if "slowest pages:" in m]
+    assert "guide.md" in slowest
+    [written] = [m for m in messages if "wrote the index in" in m]
+    assert set(_stage_figures(written.split("wrote the index in ")[1])[1]) == {"write"}
+
+
+def test_no_timing_work_shows_without_debug(make_site: SiteBuilder,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.mdchunk")
+    make_site({"index.md": "# Home\n\nNo debug log.\n"}, plugin={"workers": 0})
+    messages = [r.getMessage() for r in caplog.records if r.name == "mkdocs.plugins.mdchunk"]
+    assert any("1 pages, 1 chunks" in m for m in messages), messages
+    assert not any("chunked" in m or "slowest" in m for m in messages), messages

@@ -21,6 +21,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
+from mdchunk.postbuild import chunk_site
 from mdchunk.profiles import (
     PROFILES,
     ChunkMetrics,
@@ -79,14 +80,21 @@ def only(text: str, **options: object) -> Chunk:
 
 @pytest.fixture(scope="module")
 def example_pages(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[PageChunks]]:
-    """The example MkDocs site, built for real: its site folder and the plugin's pages."""
+    """The example MkDocs site, built for real: its site folder and its chunked pages.
+
+    The plugin keeps records, not `Chunk` objects: the chunks come from chunking the built
+    site again (which gives the plugin's chunks, see test_engines.py); their number per page
+    is checked against the plugin's."""
     target = tmp_path_factory.mktemp("example") / "mkdocs"
     shutil.copytree(EXAMPLE_SITE, target, ignore=shutil.ignore_patterns("site", "site-material"))
     config = load_config(config_file=str(target / "mkdocs.yml"))
     build(config)
-    pages = list(config.plugins["mdchunk"].pages.values())
+    site = Path(config.site_dir)
+    pages = list(chunk_site(site, docs_dir=target / "docs", write_markdown=False).pages)
+    built = {page.source_path: page.chunks for page in config.plugins["mdchunk"].pages.values()}
+    assert {page.source_path: len(page.chunks) for page in pages} == built
     assert sum(len(page.chunks) for page in pages) > 40
-    return Path(config.site_dir), pages
+    return site, pages
 
 
 def all_chunks(pages: list[PageChunks]) -> Iterator[Chunk]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -288,3 +289,22 @@ def test_example_project_parallel_equals_serial(tmp_path: Path, reproducible: No
     one = (tmp_path / "one" / "chunks.jsonl").read_bytes()
     assert one == (tmp_path / "two" / "chunks.jsonl").read_bytes()
     assert os.path.getsize(tmp_path / "one" / "chunks.jsonl") > 1000
+
+
+def test_debug_log_shows_the_time_per_stage(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    source = make_project(tmp_path)
+    out = tmp_path / "out"
+    assert build_main(["-vv", "-b", "html", str(source), str(out)]) == 0
+    first = [line for line in capsys.readouterr().out.splitlines() if "documents chunked" in line]
+    assert len(first) == 1 and "(0 kept from the last build)" in first[0], first
+    stages = first[0].split(" s: ", 1)[1]
+    for stage in ("convert", "pack", "count", "describe", "records", "write"):
+        assert f"{stage} " in stages, first
+    (source / "other.rst").write_text("Other\n=====\n\nRewritten.\n", encoding="utf-8")
+    assert build_main(["-vv", "-b", "html", str(source), str(out)]) == 0
+    second = [line for line in capsys.readouterr().out.splitlines()
+              if "documents chunked" in line]
+    # Only what Sphinx rewrote (the edited document, and those whose toctree shows its title).
+    chunked, kept = map(int, re.findall(r"(\d+) documents chunked \((\d+) kept", second[0])[0])
+    assert chunked + kept == 3 and kept >= 1, second
