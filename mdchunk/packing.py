@@ -379,10 +379,20 @@ class _BlockRuns:
             return None
         first, last = run
         sums = self._prefix_sums()
-        block = self.blocks[last]
-        alone = sums[last + 1] - sums[last] if last + 1 == len(self.blocks) else self.count(
-            self.text[block.start : block.end])
-        return sums[last] - sums[first] + alone
+        return sums[last] - sums[first] + self._alone(last, sums[last + 1] - sums[last])
+
+    def _alone(self, index: int, with_separator: int) -> int:
+        """The count of block `index` without the separator after it, from its count with it:
+        only the block's last piece is counted again (with and without the separator)."""
+        block = self.blocks[index]
+        if index + 1 == len(self.blocks):
+            return with_separator
+        cut = last_piece_start(self.text, block.start, block.end)
+        if cut is None:
+            return self.count(self.text[block.start : block.end])
+        following = self.blocks[index + 1].start
+        return (with_separator - self.count(self.text[cut:following])
+                + self.count(self.text[cut : block.end]))
 
     def estimate(self, start: int, end: int) -> int | None:
         """The run's count with the separator after its last block (no extra counting; at most
@@ -411,6 +421,28 @@ class _BlockRuns:
                 sums.append(sums[-1] + self.count(self.text[block.start : following]))
             self._sums = sums
         return self._sums
+
+
+def last_piece_start(text: str, start: int, end: int) -> int | None:
+    """The last offset in `text[start:end]` where tiktoken must begin a piece whatever follows
+    (so `text[:at]` and `text[at:]` count apart), or None.
+
+    tiktoken's regexes (cl100k, o200k, p50k, r50k) never put a space after a non-space
+    character inside one piece, and a piece that reaches a line end ends there when a
+    non-space character follows (tests/test_tokens.py checks both as properties). Only
+    printable ASCII counts as non-space here, where Python and the regexes' `\\s` agree.
+    """
+    at = end
+    while True:
+        at = text.rfind(" ", start + 1, at)
+        if at < 0:
+            break
+        if "!" <= text[at - 1] <= "~":
+            break
+    line = text.rfind("\n", start, end - 1) + 1
+    if line > start and "!" <= text[line] <= "~":
+        at = max(at, line)
+    return at if at > start else None
 
 
 def first_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:

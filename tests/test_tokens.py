@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mdchunk import ChunkOptions, OptionError, TokenizerError, load_encoding, tiktoken_counter
+from mdchunk.packing import last_piece_start
 from mdchunk.tokens import estimate_tokens
 from tests.invariants import count_tokens
 
@@ -68,3 +69,31 @@ def test_a_text_after_a_line_end_counts_apart_from_what_precedes_it(
     """What the embed text count relies on (pipeline._ChunkBuilder._embed_tokens)."""
     head = prefix + newlines
     assert count_tokens(head + text) == count_tokens(head) + count_tokens(text)
+
+
+_PROSE = st.text(alphabet=st.sampled_from(
+    [*"ab Z9.,'`*#|-_()\n\t ", "é", "数", "🚀", "\r", "\xa0", "\u2028", "\x1c"]), max_size=80)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(block=st.one_of(_PROSE, st.text(max_size=60)),
+       following=st.one_of(_PROSE, st.text(max_size=30)))
+def test_the_last_piece_of_a_block_counts_apart_from_what_precedes_it(
+        block: str, following: str) -> None:
+    """What the block runs rely on (packing._BlockRuns._alone): cut at `last_piece_start`, a
+    block counts as its two parts, whatever text follows it."""
+    cut = last_piece_start(block, 0, len(block))
+    if cut is None:
+        return
+    assert 0 < cut < len(block)
+    text = block + following
+    assert count_tokens(text) == count_tokens(block[:cut]) + count_tokens(text[cut:])
+    assert count_tokens(block) == count_tokens(block[:cut]) + count_tokens(block[cut:])
+
+
+def test_last_piece_start_finds_the_last_word_or_line() -> None:
+    assert last_piece_start("Some words here.", 0, 16) == 10
+    assert last_piece_start("```js\ncode()\n```", 0, 16) == 13
+    assert last_piece_start("x = 1;\n    y", 0, 12) == 3  # spaces after spaces are no cut
+    assert last_piece_start("one", 0, 3) is None
+    assert last_piece_start("é é", 0, 3) is None  # only printable ASCII before the space
