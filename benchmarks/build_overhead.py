@@ -1,51 +1,66 @@
 """What mdchunk costs a build, side by side in one run (ratios, not absolute times).
 
-    python benchmarks/build_overhead.py [--runs 5] [--theme mkdocs|material]
+    python benchmarks/build_overhead.py [--runs 5] [--engine mkdocs material sphinx sphinx-j2]
 
-Builds the Node.js API docs (see corpus.py) with MkDocs, with and without the mdchunk plugin,
-alternating the two so that machine noise hits both alike, and prints the median wall time and
-peak memory (max RSS) of each and their ratios. Then it times the chunking step alone (rendered
-HTML to final records with exact token counts) and prints its throughput in MB of source
-Markdown per second on one core.
+Builds the Node.js API docs (see corpus.py) without and with mdchunk, alternating the two so
+that machine noise hits both alike, and prints a Markdown table of the median wall time and
+peak memory of each, and the median of the pairwise ratios. Engines: `mkdocs` (default theme,
+plain extensions), `material` (Material with pymdownx extensions), `sphinx` (MyST, serial) and
+`sphinx-j2` (MyST, `-j 2`). Memory is given twice: the build's own process (mdchunk's MkDocs
+worker is another process) and all processes together.
+
+Then it times the chunking step alone on one core (rendered HTML to final records with exact
+token counts, tokenizer loaded, no cache) and prints its throughput in MB of source Markdown
+per second, and the time per stage (`mdchunk.timing`).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.corpus import NODEJS_API, nodejs_site
+from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
+from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
+
+ENGINES = ("mkdocs", "material", "sphinx", "sphinx-j2")
 
 
 def timed_build(config: Path) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one `mkdocs build` in a fresh process."""
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)],
-        stdout=subprocess.DEVNULL,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"mkdocs build failed for {config}")
-    return elapsed, usage.ru_maxrss
+    measured = run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)])
+    return measured.seconds, measured.main_kib
 
 
-def chunking_throughput(site_config: Path) -> tuple[float, int, int]:
-    """Seconds to chunk every page of a built site from its rendered body HTML, pages, chunks."""
+def mkdocs_comparison(folder: Path, theme: str, runs: int) -> Comparison:
+    base = nodejs_site(folder / "without", theme=theme, plugins=["search"])
+    with_ = nodejs_site(folder / "with", theme=theme)
+    assert base is not None and with_ is not None
+    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f"]
+    return compare([*command, str(base)], [*command, str(with_)], runs=runs)
+
+
+def sphinx_comparison(folder: Path, jobs: int, runs: int) -> Comparison:
+    base = nodejs_sphinx_project(folder / "without", mdchunk=False)
+    with_ = nodejs_sphinx_project(folder / "with")
+    assert base is not None and with_ is not None
+    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", "-j", str(jobs)]
+    return compare([*command, str(base), str(base.parent / "out")],
+                   [*command, str(with_), str(with_.parent / "out")], runs=runs)
+
+
+def rendered_pages(site: Path) -> list[Any]:
+    """Every page of a built MkDocs site as the plugin would get it (its body HTML)."""
     import lxml.html
 
-    from mdchunk import Chunker, ChunkOptions, PageInput
+    from mdchunk import PageInput
 
-    site = site_config.parent / "site"
     pages = []
     for path in sorted(site.rglob("index.html")):
         root = lxml.html.parse(str(path)).getroot()
@@ -53,44 +68,71 @@ def chunking_throughput(site_config: Path) -> tuple[float, int, int]:
         if not main:
             continue
         body = "".join(lxml.html.tostring(child, encoding="unicode") for child in main[0])
-        url = str(path.parent.relative_to(site)).replace(".", "") + "/"
+        url = path.parent.relative_to(site).as_posix().strip(".") + "/"
         pages.append(PageInput(html=body, source_path=url.strip("/") + ".md", url=url,
                                title=url))
-    chunker = Chunker(ChunkOptions())
-    chunker.chunk_page(pages[0])  # load the encoding outside the timing
-    started = time.process_time()
-    chunks = sum(len(chunker.chunk_page(page).chunks) for page in pages)
-    return time.process_time() - started, len(pages), chunks
+    return pages
+
+
+def chunking_throughput(pages: list[Any], runs: int = 3) -> tuple[float, int, dict[str, float]]:
+    """Median CPU seconds to chunk `pages` into their native records (a new chunker each
+    run, so no token count is cached), the chunks, and the seconds per stage of that run."""
+    from mdchunk import Chunker, ChunkOptions, PageInput
+    from mdchunk.page_output import OutputSettings, page_output
+    from mdchunk.tokens import load_encoding
+
+    load_encoding("cl100k_base")  # loading the encoding is not chunking
+    settings = OutputSettings()
+    measured: list[tuple[float, int, dict[str, float]]] = []
+    for _ in range(runs):
+        chunker = Chunker(ChunkOptions())
+        chunker.chunk_page(PageInput(html="<p>warm</p>", source_path="w.md", url="w/", title="w"))
+        before = chunker.timer.snapshot()
+        started = time.process_time()
+        chunks = sum(page_output(chunker.chunk_page(page), settings, chunker.timer).chunks
+                     for page in pages)
+        measured.append((time.process_time() - started, chunks, chunker.timer.since(before)))
+    median = statistics.median(seconds for seconds, _, _ in measured)
+    return next(entry for entry in measured if entry[0] == median)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--theme", choices=["mkdocs", "material"], default="mkdocs")
+    parser.add_argument("--engine", nargs="+", choices=ENGINES, default=["mkdocs"])
+    parser.add_argument("--theme", choices=["mkdocs", "material"],
+                        help="the same as --engine mkdocs or --engine material")
     args = parser.parse_args()
+    engines = [args.theme] if args.theme else args.engine
     if not any(NODEJS_API.glob("*.md")):
-        raise SystemExit(f"skipped: the Node.js API docs are not installed at {NODEJS_API}")
+        print(f"skipped: the Node.js API docs are not installed at {NODEJS_API}")
+        return
+    print(f"machine: {machine()}")
+    print(f"Node.js API docs; {args.runs} runs of each build, in turn after one warm-up each; "
+          "medians (ratios: median of the pairwise ratios)\n")
+    print("\n".join(TABLE_HEADER), flush=True)
     with tempfile.TemporaryDirectory() as folder:
-        base = nodejs_site(Path(folder) / "without", theme=args.theme, plugins=["search"])
-        mdchunk = nodejs_site(Path(folder) / "with", theme=args.theme)
-        assert base is not None and mdchunk is not None
-        timed_build(base), timed_build(mdchunk)  # warm the file cache and bytecode
-        runs: dict[str, list[tuple[float, int]]] = {"without": [], "with": []}
-        for _ in range(args.runs):
-            runs["without"].append(timed_build(base))
-            runs["with"].append(timed_build(mdchunk))
-        seconds = {k: statistics.median(t for t, _ in v) for k, v in runs.items()}
-        memory = {k: statistics.median(m for _, m in v) for k, v in runs.items()}
-        print(f"Node.js API docs, theme {args.theme}, {args.runs} runs each (medians)")
-        for name in ("without", "with"):
-            print(f"  build {name} mdchunk: {seconds[name]:.2f} s, "
-                  f"{memory[name] / 1024:.0f} MiB peak")
-        print(f"  time ratio   {seconds['with'] / seconds['without']:.3f}")
-        print(f"  memory ratio {memory['with'] / memory['without']:.3f}")
-        source_bytes = sum(p.stat().st_size for p in NODEJS_API.glob("*.md"))
-        elapsed, pages, chunks = chunking_throughput(base)
-        print(f"  chunking alone: {pages} pages, {chunks} chunks in {elapsed:.2f} s CPU: "
-              f"{source_bytes / elapsed / 1e6:.2f} MB/s of source Markdown")
+        for engine in engines:
+            place = Path(folder) / engine
+            if engine in ("mkdocs", "material"):
+                comparison = mkdocs_comparison(place, engine, args.runs)
+                label = f"MkDocs, {'default theme' if engine == 'mkdocs' else 'Material'}"
+            else:
+                jobs = 2 if engine == "sphinx-j2" else 1
+                comparison = sphinx_comparison(place, jobs, args.runs)
+                label = f"Sphinx (MyST), -j {jobs}"
+            print("\n".join(comparison.rows(label)), flush=True)
+        site = nodejs_site(Path(folder) / "throughput", plugins=["search"])
+        assert site is not None
+        run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(site)])
+        pages = rendered_pages(site.parent / "site")
+    from mdchunk.timing import describe_timings
+
+    source_bytes = sum(path.stat().st_size for path in NODEJS_API.glob("*.md"))
+    seconds, chunks, stages = chunking_throughput(pages)
+    print(f"\nchunking alone, one core: {len(pages)} pages, {chunks} chunks in {seconds:.2f} s "
+          f"CPU: {source_bytes / seconds / 1e6:.2f} MB/s of source Markdown")
+    print(f"stages: {describe_timings(stages)}")
 
 
 if __name__ == "__main__":

@@ -59,3 +59,25 @@ def nodejs_site(target: Path, *, copies: int = 1, theme: str = "mkdocs",
     config_file = target / "mkdocs.yml"
     config_file.write_text(yaml.safe_dump(config), encoding="utf-8")
     return config_file
+
+
+def nodejs_sphinx_project(target: Path, *, mdchunk: bool = True) -> Path | None:
+    """Write a Sphinx project (MyST) of the Node.js API docs under `target`; return its source
+    folder, or None when the corpus is absent."""
+    sources = sorted(NODEJS_API.glob("*.md"))
+    if not sources:
+        return None
+    folder = target / "src"
+    folder.mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        if source.name != "index.md":
+            shutil.copyfile(source, folder / source.name)
+    (folder / "index.md").write_text(
+        "# Node.js API\n\n```{toctree}\n:glob:\n\n*\n```\n", encoding="utf-8")
+    extensions = ["myst_parser"] + (["sphinx_mdchunk"] if mdchunk else [])
+    (folder / "conf.py").write_text(
+        f"project = 'Node.js API'\nextensions = {extensions!r}\n"
+        "html_baseurl = 'https://nodejs.example/api/'\n"
+        "myst_heading_anchors = 6\nsuppress_warnings = ['myst', 'toc', 'ref', 'misc']\n",
+        encoding="utf-8")
+    return folder

@@ -12,33 +12,25 @@ memoized across copies (a fresh counter per page set), so every copy is real wor
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.build_overhead import timed_build
+from benchmarks.build_overhead import rendered_pages, timed_build
 from benchmarks.corpus import NODEJS_API, nodejs_site
 
-
-def rendered_pages(site: Path) -> list[tuple[str, str]]:
-    """(url, body html) of every page of a built MkDocs default-theme site."""
-    import lxml.html
-
-    pages = []
-    for path in sorted(site.rglob("index.html")):
-        main = lxml.html.parse(str(path)).getroot().xpath("//div[@role='main']")
-        if main:
-            body = "".join(lxml.html.tostring(child, encoding="unicode") for child in main[0])
-            pages.append((path.parent.relative_to(site).as_posix().strip(".") + "/", body))
-    return pages
+if TYPE_CHECKING:
+    from mdchunk import PageInput
 
 
-def chunk_all(pages: list[tuple[str, str]], copies: int) -> tuple[float, int]:
+def chunk_all(pages: list[PageInput], copies: int) -> tuple[float, int]:
     """CPU seconds and chunks for chunking `pages` `copies` times (as distinct pages)."""
-    from mdchunk import Chunker, ChunkOptions, PageInput
+    from mdchunk import Chunker, ChunkOptions
     from mdchunk.tokens import load_encoding
 
     encode = load_encoding("cl100k_base").encode_ordinary
@@ -46,10 +38,10 @@ def chunk_all(pages: list[tuple[str, str]], copies: int) -> tuple[float, int]:
     started = time.process_time()
     chunks = 0
     for copy in range(copies):
-        for url, body in pages:
-            page = PageInput(html=body, source_path=f"copy{copy}/{url}index.md",
-                             url=f"copy{copy}/{url}", title=url)
-            chunks += len(chunker.chunk_page(page).chunks)
+        for page in pages:
+            copied = dataclasses.replace(page, source_path=f"copy{copy}/{page.source_path}",
+                                         url=f"copy{copy}/{page.url}")
+            chunks += len(chunker.chunk_page(copied).chunks)
     return time.process_time() - started, chunks
 
 

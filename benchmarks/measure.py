@@ -1,0 +1,131 @@
+"""Timing a whole command, side by side with another: what every build benchmark shares.
+
+`run` times one command in a fresh process and reads two memory figures: the peak RSS of the
+command's own process (from the kernel, at exit) and the peak of the summed RSS of it and every
+process it started (sampled from /proc every few milliseconds: mdchunk's MkDocs worker is a
+second process). `compare` runs two commands in turn, A B A B ..., so that a machine whose speed
+drifts slows both alike, and reports medians and ratios.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import os
+import platform
+import statistics
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+_PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One finished run of a command."""
+
+    seconds: float
+    """Wall time."""
+    main_kib: int
+    """Peak RSS of the command's own process."""
+    tree_kib: int
+    """Peak of the summed RSS of the command's process and its descendants (sampled)."""
+
+
+def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.005) -> Run:
+    """Run `argv` to completion (its output discarded); raise SystemExit when it fails."""
+    started = time.perf_counter()
+    process = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    tree_peak = 0
+    while True:
+        waited, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if waited:
+            break
+        tree_peak = max(tree_peak, _tree_rss_kib(process.pid))
+        time.sleep(interval)
+    elapsed = time.perf_counter() - started
+    errors = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{errors[-2000:]}")
+    return Run(elapsed, usage.ru_maxrss, max(tree_peak, usage.ru_maxrss))
+
+
+def _tree_rss_kib(pid: int) -> int:
+    """Summed RSS (KiB) of `pid` and its descendants, now (0 for a process already gone)."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            statm = Path(f"/proc/{current}/statm").read_text().split()
+            total += int(statm[1]) * _PAGE_KIB
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending.extend(int(child) for child in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Medians of the runs of a command without mdchunk (`base`) and with it (`with_`)."""
+
+    base: list[Run]
+    with_: list[Run]
+
+    def median(self, runs: list[Run], field: str) -> float:
+        return statistics.median(getattr(run, field) for run in runs)
+
+    def ratio(self, field: str) -> float:
+        """Median of the pairwise ratios with/without (robust to drift between pairs)."""
+        return statistics.median(getattr(b, field) / getattr(a, field)
+                                 for a, b in zip(self.base, self.with_, strict=True))
+
+    def rows(self, label: str) -> list[str]:
+        """Table rows: medians of both, and the ratios."""
+        cells = [label]
+        cells += [f"{self.median(runs, 'seconds'):.2f} s" for runs in (self.base, self.with_)]
+        cells.append(f"**{self.ratio('seconds'):.3f}**")
+        for field in ("main_kib", "tree_kib"):
+            without, with_ = (self.median(runs, field) / 1024 for runs in (self.base, self.with_))
+            cells.append(f"{without:.0f} / {with_:.0f} MiB: {self.ratio(field):.3f}")
+        return ["| " + " | ".join(cells) + " |"]
+
+
+TABLE_HEADER = [
+    "| build | without mdchunk | with mdchunk | time ratio | peak RSS, build process "
+    "(without / with: ratio) | peak RSS, all processes (without / with: ratio) |",
+    "|---|---|---|---|---|---|",
+]
+
+
+def compare(base: Sequence[str], with_: Sequence[str], *, runs: int,
+            cwd: Path | None = None) -> Comparison:
+    """Run `base` and `with_` in turn, `runs` times each after one warm-up run of each."""
+    run(base, cwd=cwd), run(with_, cwd=cwd)  # warm the file cache and bytecode
+    pairs = [(run(base, cwd=cwd), run(with_, cwd=cwd)) for _ in range(runs)]
+    return Comparison([a for a, _ in pairs], [b for _, b in pairs])
+
+
+def machine() -> str:
+    """One line: the machine, the Python and the versions that matter here."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    versions = []
+    for name in ("mdchunk", "mkdocs", "mkdocs-material", "sphinx", "myst-parser", "tiktoken",
+                 "lxml"):
+        try:
+            versions.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return (f"{platform.platform()}, {model}, {cores} cores, Python "
+            f"{platform.python_version()}; " + ", ".join(versions))
