@@ -97,6 +97,14 @@ class MdChunkConfig(base.Config):
     workers = c.Optional(_Typed(int))
     """Worker processes that chunk pages while MkDocs renders the next ones; 0 chunks inline.
     Default: 1 where a second core is free, else 0."""
+    cache = _Typed(bool, default=True)
+    """Keep each chunked page in `cache_dir`: the next `mkdocs build` chunks only the pages whose
+    HTML, title or metadata changed (all of them when an option, the mdchunk version, site_url
+    or SOURCE_DATE_EPOCH changed). A kept page keeps the `processedAt` of the build that chunked
+    it."""
+    cache_dir = _Typed(str, default=".cache/mdchunk")
+    """Folder of the page cache, relative to the folder of mkdocs.yml (an absolute path is used
+    as is)."""
     inspector = c.Optional(_Typed(bool))
     """Write the chunk inspector (`_mdchunk/index.html` in the site); default: under serve."""
     write_markdown = _Typed(bool, default=True)
@@ -116,6 +124,9 @@ class MdChunkConfig(base.Config):
                 failed.append((key, c.ValidationError(
                     f"Unrecognised configuration name: {key}; {hint}options: {', '.join(known)}"
                 )))
+        if not failed and not self.cache_dir.strip():
+            failed.append(("cache_dir", c.ValidationError(
+                f"must name a folder, got {self.cache_dir!r}")))
         if not failed and self.workers is not None and self.workers < 0:
             failed.append(("workers", c.ValidationError(
                 f"must be 0 (chunk inline) or more, got {self.workers!r}")))

@@ -13,6 +13,9 @@ level (`mkdocs build -v`) the plugin logs the time each stage took and the slowe
 Under `mkdocs serve` the plugin object lives across rebuilds: a page whose rendered HTML and
 facts did not change keeps its chunks (no parsing, no token counting), and with `--dirty` the
 pages MkDocs did not rebuild keep theirs, so the index stays complete.
+
+Across `mkdocs build` runs (CI) the chunked pages are kept on disk (`cache`, in `cache_dir`,
+see `mdchunk.page_cache`): a page found there is kept as under `mkdocs serve`.
 """
 
 from __future__ import annotations
@@ -33,10 +36,12 @@ from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from mdchunk._version import __version__
 from mdchunk.background import BackgroundChunker, default_workers
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.inspector import write_inspector
+from mdchunk.page_cache import PageCache
 from mdchunk.page_output import OutputSettings, PageOutput, page_output, write_outputs
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
@@ -62,6 +67,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.background: BackgroundChunker | None = None
         self.pending: dict[str, tuple[Future[PageOutput], str]] = {}  # source -> (result, key)
         self.fresh: set[str] = set()  # the pages chunked in this build (not kept from the last)
+        self.cache: PageCache | None = None
+        self.cached: set[str] = set()  # the pages of this build found in the page cache
+        self.cache_seconds = 0.0  # spent reading the page cache in this build
+        self.current: set[str] = set()  # the site's pages (MkDocs' documentation pages)
+        self.seen: set[str] = set()  # the pages MkDocs rendered in this build
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one plugin object across `mkdocs serve` rebuilds."""
@@ -71,7 +81,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Check the options and load the tokenizer before any page is built."""
         self.chunker = None
         self.pending = {}
-        self.fresh = set()
+        self.fresh, self.cached, self.seen, self.cache_seconds = set(), set(), set(), 0.0
         if not self.config.enabled:
             self._forget_all()
             self._stop_workers()
@@ -84,14 +94,15 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             inspector=bool(inspector or (inspector is None and self.serving)),
         )
         settings = json.dumps(
-            [options.as_dict(), config.site_url or "", os.environ.get("SOURCE_DATE_EPOCH"),
-             dataclasses.astuple(self.output)],
+            [__version__, options.as_dict(), config.site_url or "",
+             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.output)],
             sort_keys=True,
         )
         if settings != self.settings:
             self._forget_all()
             self._stop_workers()
             self.settings = settings
+        self._open_cache(config)
         workers = default_workers() if self.config.workers is None else self.config.workers
         if workers:  # the workers load the tokenizer, on the other core
             self.chunker = Chunker(options, counter=_unused_counter,
@@ -110,14 +121,25 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.chunker = Chunker(options, counter=counter, site_url=config.site_url or "")
         return config
 
+    def _open_cache(self, config: MkDocsConfig) -> None:
+        """The page cache of these settings (the same object across `mkdocs serve` rebuilds)."""
+        if not self.config.cache:
+            self.cache = None
+            return
+        base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+        folder = base.absolute() / self.config.cache_dir
+        if self.cache is None or (self.cache.folder, self.cache.settings) != (folder,
+                                                                              self.settings):
+            self.cache = PageCache(folder, self.settings, log=log)
+
     def on_shutdown(self) -> None:
         """Stop the worker processes when `mkdocs serve` (or a build) ends."""
         self._stop_workers()
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
         """Forget the pages whose source file is gone (a page deleted under `mkdocs serve`)."""
-        current = {file.src_uri for file in files.documentation_pages()}
-        for source in [source for source in self.pages if source not in current]:
+        self.current = {file.src_uri for file in files.documentation_pages()}
+        for source in [source for source in self.pages if source not in self.current]:
             self._forget(source)
         return files
 
@@ -129,6 +151,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if self.chunker is None:
             return html
         source = page.file.src_uri
+        self.seen.add(source)
         reason = self._exclusion(page)
         if reason:
             log.debug("%s: left out of the chunk index (%s)", source, reason)
@@ -145,6 +168,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.markdown_files[source] = str(Path(page.file.dest_uri).with_suffix(".md"))
         if self.page_keys.get(source) == key:  # unchanged since the last build: keep its chunks
             self._keep(source, self.pages[source], key)
+        elif (cached := self._from_cache(key)) is not None:  # chunked by an earlier build
+            self._keep(source, cached, key)
+            self.cached.add(source)
         elif self.background is not None:
             self.pending[source] = (self.background.submit(page_input), key)
         else:
@@ -158,6 +184,15 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             self._keep(source, output, key)
             self.fresh.add(source)
         return html
+
+    def _from_cache(self, key: str) -> PageOutput | None:
+        if self.cache is None:
+            return None
+        began = time.perf_counter()
+        try:
+            return self.cache.get(key)
+        finally:
+            self.cache_seconds += time.perf_counter() - began
 
     def _keep(self, source: str, result: PageOutput, key: str) -> None:
         for warning in result.warnings:  # every build, so --strict sees them every time
@@ -224,6 +259,33 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             ", ".join(str(path) for path in written.values()),
         )
         self._log_timings(in_workers, waited, writing.seconds)
+        self._update_cache()
+
+    def _update_cache(self) -> None:
+        """Keep the pages the cache lacks (those chunked in this build), then remove the entries
+        no current page uses.
+
+        Pruning needs every current page's key: the plugin has it when MkDocs rendered the page
+        in this build, or kept it from an earlier build of this process (`mkdocs serve`,
+        also with `--dirty`). A `mkdocs build --dirty` renders only the changed pages, so
+        nothing is pruned then (the entries of the others are still in use).
+        """
+        cache = self.cache
+        if cache is None:
+            return
+        began = time.perf_counter()
+        written = 0
+        for source, page in self.pages.items():
+            key = self.page_keys[source]
+            if not cache.known(key):
+                cache.put(key, page)
+                written += cache.known(key)
+        complete = self.current <= self.seen | self.page_keys.keys()
+        removed = cache.prune(set(self.page_keys.values())) if complete else 0
+        log.debug("page cache %s: %d pages read in %.3f s; %d written, %d unused removed%s "
+                  "in %.3f s", cache.folder, len(self.cached), self.cache_seconds, written,
+                  removed, "" if complete else " (not every page was built: none pruned)",
+                  time.perf_counter() - began)
 
     def _log_timings(self, in_workers: bool, waited: float, writing: dict[str, float]
                      ) -> None:

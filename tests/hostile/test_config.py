@@ -42,6 +42,8 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "inspector": [("yes", "'yes'", "bool")],
     "workers": [(-1, "-1", "0 (chunk inline) or more"), ("two", "'two'", "integer")],
     "exclude": [("drafts/*", "'drafts/*'", "list"), ([1], "1", "str")],
+    "cache": [("yes", "'yes'", "bool"), (3, "3", "bool")],
+    "cache_dir": [(5, "5", "str"), ("", "''", "must name a folder")],
 }
 CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
 

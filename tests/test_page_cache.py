@@ -1,0 +1,285 @@
+"""The page cache: `mkdocs build` runs in fresh processes chunk only the pages that changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mdchunk.options import ChunkOptions
+from mdchunk.page_cache import PageCache
+from mdchunk.page_output import OutputSettings, PageOutput, page_output
+from mdchunk.pipeline import Chunker, PageInput
+from mdchunk.writers import EncodedRecord
+from tests.conftest import SiteBuilder
+from tests.invariants import Index
+
+PAGES = {
+    "index.md": "# Home\n\nWelcome to the cached site.\n\n## Next\n\nRead the guide.\n",
+    "guide.md": "# Guide\n\nInstall it.\n\n## Linux\n\nUse the package manager.\n",
+    "faq.md": "# FAQ\n\nQuestions people ask.\n\n## Why\n\nBecause it is quick.\n",
+}
+ENV = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "DISABLE_MKDOCS_2_WARNING": "true"}
+_CHUNKED = re.compile(r"mdchunk: (\d+) pages chunked ")
+
+
+def _project(root: Path, pages: dict[str, str] | None = None, **plugin: Any) -> Path:
+    """Write a project in `root` (docs, mkdocs.yml); return its mkdocs.yml."""
+    for name, text in (pages or PAGES).items():
+        (root / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "docs" / name).write_text(text, encoding="utf-8")
+    return _config(root, "mkdocs.yml", "site", **{"workers": 0, **plugin})
+
+
+def _config(root: Path, name: str, site: str, **plugin: Any) -> Path:
+    config = root / name
+    config.write_text(yaml.safe_dump({"site_name": "Cached", "docs_dir": "docs",
+                                      "site_dir": site, "plugins": [{"mdchunk": plugin}]}))
+    return config
+
+
+def _build(config: Path, *args: str) -> tuple[int, str]:
+    """`mkdocs build -v` in a fresh process: how many pages it chunked, and its log."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-v", *args, "-f", str(config)],
+        capture_output=True, text=True, check=False, env=ENV,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "Traceback" not in output, output
+    [chunked] = _CHUNKED.findall(output)
+    return int(chunked), output
+
+
+def _index(root: Path, site: str = "site") -> bytes:
+    return (root / site / "chunks.jsonl").read_bytes()
+
+
+def _entries(root: Path) -> dict[str, Path]:
+    """The cache's entries by the source path of their page."""
+    entries = {}
+    for path in sorted((root / ".cache" / "mdchunk").glob("*.json")):
+        entries[json.loads(path.read_bytes())["page"]["source_path"]] = path
+    return entries
+
+
+def test_a_second_build_chunks_nothing_and_writes_the_same_index(tmp_path: Path) -> None:
+    config = _project(tmp_path, workers=1)  # chunked in the worker process
+    assert _build(config)[0] == 3
+    first = _index(tmp_path)
+    markdown = (tmp_path / "site" / "guide" / "index.md").read_bytes()
+    assert sorted(_entries(tmp_path)) == ["faq.md", "guide.md", "index.md"]
+    (tmp_path / "site" / "chunks.jsonl").unlink()
+    chunked, output = _build(config)
+    assert chunked == 0 and "(3 kept from the last build)" in output
+    assert _index(tmp_path) == first and first.count(b"\n") >= 3
+    assert (tmp_path / "site" / "guide" / "index.md").read_bytes() == markdown
+
+
+def test_an_edited_page_is_the_only_one_chunked_again(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    _build(config)
+    old_entry = _entries(tmp_path)["guide.md"]
+    (tmp_path / "docs" / "guide.md").write_text(
+        "# Guide\n\nInstall it with care.\n\n## Linux\n\nUse the package manager.\n")
+    assert _build(config)[0] == 1
+    uncached = _config(tmp_path, "uncached.yml", "site-uncached", workers=0, cache=False)
+    assert _build(uncached)[0] == 3
+    assert _index(tmp_path) == _index(tmp_path, "site-uncached")
+    assert b"Install it with care." in _index(tmp_path)
+    entries = _entries(tmp_path)
+    assert sorted(entries) == ["faq.md", "guide.md", "index.md"]
+    assert not old_entry.exists()  # the edited page's old entry was pruned
+
+
+def test_a_deleted_page_leaves_the_index_and_the_cache(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    _build(config)
+    (tmp_path / "docs" / "faq.md").unlink()
+    assert _build(config)[0] == 0
+    assert sorted(_entries(tmp_path)) == ["guide.md", "index.md"]
+    assert set(Index.load(tmp_path / "site").pages()) == {"doc:guide", "doc:index"}
+
+
+def test_changed_options_reuse_nothing(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    _build(config)
+    before = set(_entries(tmp_path).values())
+    config = _project(tmp_path, max_tokens=100)
+    assert _build(config)[0] == 3
+    after = set(_entries(tmp_path).values())
+    assert len(after) == 3 and not before & after  # the other options' entries are gone
+    record = Index.load(tmp_path / "site").records[0]
+    assert record["metadata"]["chunkingOptions"]["max_tokens"] == 100
+
+
+def test_a_corrupt_entry_is_chunked_again(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    _build(config)
+    first = _index(tmp_path)
+    entries = _entries(tmp_path)
+    truncated = entries["guide.md"].read_bytes()
+    entries["guide.md"].write_bytes(truncated[: len(truncated) // 2])
+    entries["faq.md"].write_text('{"version": "0.1.0", "page": []}')  # valid JSON, wrong shape
+    chunked, output = _build(config)
+    assert chunked == 2
+    assert "cannot be used, its page is chunked again" in output
+    assert _index(tmp_path) == first
+    assert entries["guide.md"].read_bytes() == truncated  # written again, whole
+    assert _build(config)[0] == 0
+
+
+def test_an_unwritable_cache_folder_warns_once_and_builds(tmp_path: Path) -> None:
+    (tmp_path / "blocker").write_text("a file, not a folder")
+    config = _project(tmp_path, cache_dir="blocker/cache")
+    chunked, output = _build(config)
+    assert chunked == 3
+    warnings = [line for line in output.splitlines() if "WARNING" in line]
+    assert len(warnings) == 1, warnings
+    assert "cannot write the page cache folder" in warnings[0]
+    assert str(tmp_path / "blocker" / "cache") in warnings[0]
+    assert len(Index.load(tmp_path / "site").pages()) == 3
+
+
+def test_an_absolute_cache_dir_is_used_as_is(tmp_path: Path) -> None:
+    folder = tmp_path / "elsewhere" / "cache"
+    config = _project(tmp_path / "project", cache_dir=str(folder))
+    assert _build(config)[0] == 3
+    assert len(list(folder.glob("*.json"))) == 3
+    assert not (tmp_path / "project" / ".cache").exists()
+    assert _build(config)[0] == 0
+
+
+def test_a_dirty_build_prunes_nothing(tmp_path: Path) -> None:
+    """`mkdocs build --dirty` renders only the changed pages: the others' entries stay."""
+    config = _project(tmp_path)
+    _build(config)
+    before = _entries(tmp_path)
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nNew questions.\n")
+    assert _build(config, "--dirty")[0] == 1
+    entries = set((tmp_path / ".cache" / "mdchunk").glob("*.json"))
+    assert set(before.values()) <= entries and len(entries) == 4
+
+
+def test_serve_dirty_rebuild_prunes_the_edited_pages_old_entry(
+        make_site: SiteBuilder, tmp_path: Path) -> None:
+    """One plugin object across rebuilds (as under `mkdocs serve --dirty`): it has every page."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    pages = {name: text.replace("# ", "# Served ", 1) for name, text in PAGES.items()}
+    make_site(pages, plugin={"workers": 0})
+    before = _entries(tmp_path)
+    assert sorted(before) == ["faq.md", "guide.md", "index.md"]
+    (tmp_path / "docs" / "faq.md").write_text("# Served FAQ\n\nNew questions.\n")
+    build(load_config(config_file=str(tmp_path / "mkdocs.yml")), dirty=True)
+    after = _entries(tmp_path)
+    assert sorted(after) == ["faq.md", "guide.md", "index.md"]
+    assert not before["faq.md"].exists() and after["guide.md"] == before["guide.md"]
+
+
+def test_pages_kept_in_memory_fill_a_new_cache(make_site: SiteBuilder, tmp_path: Path) -> None:
+    """`cache` turned on under `mkdocs serve`: the pages it keeps are written to the cache."""
+    pages = {name: text.replace("# ", "# Kept ", 1) for name, text in PAGES.items()}
+    make_site(pages, plugin={"workers": 0, "cache": False})
+    assert not (tmp_path / ".cache").exists()
+    make_site(pages, plugin={"workers": 0})
+    assert sorted(_entries(tmp_path)) == ["faq.md", "guide.md", "index.md"]
+
+
+def test_cache_false_writes_no_cache_folder(make_site: SiteBuilder, tmp_path: Path) -> None:
+    site = make_site(PAGES, plugin={"cache": False})
+    assert (site / "chunks.jsonl").is_file()
+    assert not (tmp_path / ".cache").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "option", "fragment"),
+    [
+        ({"cache": 3}, "cache", "must be a bool (true or false), got 3"),
+        ({"cache_dir": 5}, "cache_dir", "must be a str (text), got 5"),
+        ({"cache_dir": " "}, "cache_dir", "must name a folder, got ' '"),
+    ],
+)
+def test_bad_cache_options_stop_the_build_naming_the_option(
+        tmp_path: Path, options: dict[str, object], option: str, fragment: str) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n")
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(
+        {"site_name": "x", "plugins": [{"mdchunk": options}]}))
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(tmp_path / "mkdocs.yml")],
+        capture_output=True, text=True, check=False, env=ENV,
+    )
+    message = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"option '{option}'" in message and fragment in message, message
+    assert not (tmp_path / "site").exists() and not (tmp_path / ".cache").exists()
+
+
+ALL_FORMATS = ("native", "files", "hepilot", "semantic", "flat", "markdown_chunker", "adr",
+               "docsearch")
+
+
+def _page(text: str) -> PageOutput:
+    chunker = Chunker(ChunkOptions.validated({}), processed_at="2024-01-01T00:00:00Z")
+    page = PageInput(html=text, source_path="p.md", url="p/", title="P", meta={})
+    settings = OutputSettings(formats=ALL_FORMATS, inspector=True)
+    return page_output(chunker.chunk_page(page), settings)
+
+
+def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _page("<h1>P</h1><p>One \u00e9t\u00e9.</p><h2 id='a'>A</h2>"
+                  "<pre><code>x = 1</code></pre>")
+    second = _page("<h1>P</h1><p>Two.</p>")
+    cache = PageCache(tmp_path / "cache", "settings")
+    assert cache.get("k1") is None and not cache.known("k1")
+    cache.put("k1", first)
+    cache.put("k2", second)
+    again = PageCache(tmp_path / "cache", "settings")
+    restored = again.get("k1")
+    assert restored == first and again.known("k1")
+    assert isinstance(restored.records["native"][0], EncodedRecord)
+    assert restored.records["files"] == first.records["files"]
+    assert PageCache(tmp_path / "cache", "other settings").get("k1") is None
+    monkeypatch.setattr("mdchunk.page_cache.__version__", "9.9.9")
+    assert again.get("k1") is None  # another version's file name
+    monkeypatch.undo()
+    (tmp_path / "cache" / "notes.json").write_text("{}")  # not named as an entry: kept
+    (tmp_path / "cache" / ("0" * 64 + ".json")).write_text("{}")  # an unused entry
+    assert again.prune({"k1"}) == 2
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == sorted(
+        [again.path("k1").name, "notes.json"])
+    assert again.get("k1") == first and again.get("k2") is None
+    assert cache.known("k2") and cache.prune({"k1"}) == 0 and not cache.known("k2")
+    entry = json.loads(again.path("k1").read_bytes())
+    again.path("k1").write_text(json.dumps({**entry, "version": "0.0.1"}))
+    assert again.get("k1") is None  # another version's entry under this name
+    again.path("k1").write_bytes(b"\x00\xff not json")
+    with caplog.at_level("DEBUG", logger="mdchunk.page_cache"):
+        assert again.get("k1") is None
+    assert again.path("k1").name in caplog.text
+
+
+def test_a_folder_that_turns_unwritable_disables_the_cache(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    folder = tmp_path / "cache"
+    cache = PageCache(folder, "settings")
+    assert cache.enabled
+    folder.rmdir()
+    folder.write_text("now a file")
+    page = _page("<h1>P</h1><p>Text.</p>")
+    with caplog.at_level("WARNING", logger="mdchunk.page_cache"):
+        cache.put("k1", page)
+        cache.put("k2", page)
+    assert not cache.enabled and cache.get("k1") is None and cache.prune(set()) == 0
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and str(folder) in warnings[0], warnings
