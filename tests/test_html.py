@@ -1280,3 +1280,11 @@ def test_sphinx_footnotes_citations_classifiers_and_simple_lists() -> None:
         "glob : pattern\n: A pattern.\n\n"
         "- one\n- two"
     )
+
+
+def test_links_that_are_no_urls_are_kept_as_written() -> None:
+    """`urlsplit` rejects `http://[x` (an open IPv6 bracket); the page must still parse (MkDocs
+    itself fails on such a Markdown link, but raw HTML or another engine can carry one)."""
+    page = parse_html('<p><a href="http://[x">open</a> <img src="https://[::1 y" alt="img"> '
+                      '<a href="/ok">fine</a></p>', page_url="guide/")
+    assert page.markdown == "[open](http://[x) ![img](https://[::1%20y) [fine](/ok)"
