@@ -4,10 +4,12 @@
 
 Builds the Node.js API docs (see corpus.py) without and with mdchunk, alternating the two so
 that machine noise hits both alike, and prints a Markdown table of the median wall time and
-peak memory of each, and the median of the pairwise ratios. Engines: `mkdocs` (default theme,
-plain extensions), `material` (Material with pymdownx extensions), `sphinx` (MyST, serial) and
-`sphinx-j2` (MyST, `-j 2`). Memory is given twice: the build's own process (mdchunk's MkDocs
-worker is another process) and all processes together.
+peak memory of each, and the median of the pairwise ratios. MkDocs is measured twice: a first
+build (mdchunk's page cache emptied before each run) and a rebuild of the unchanged site (every
+page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
+(Material with pymdownx extensions), `sphinx` (MyST, serial) and `sphinx-j2` (MyST, `-j 2`).
+Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
+all processes together.
 
 Then it times the chunking step alone on one core (rendered HTML to final records with exact
 token counts, tokenizer loaded, no cache) and prints its throughput in MB of source Markdown
@@ -17,6 +19,7 @@ per second, and the time per stage (`mdchunk.timing`).
 from __future__ import annotations
 
 import argparse
+import shlex
 import statistics
 import sys
 import tempfile
@@ -38,12 +41,20 @@ def timed_build(config: Path) -> tuple[float, int]:
     return measured.seconds, measured.main_kib
 
 
-def mkdocs_comparison(folder: Path, theme: str, runs: int) -> Comparison:
+def mkdocs_comparisons(folder: Path, theme: str, runs: int) -> dict[str, Comparison]:
+    """The build without mdchunk against a first build with it (its page cache emptied before
+    each run) and against a rebuild of the unchanged site (the page cache filled)."""
     base = nodejs_site(folder / "without", theme=theme, plugins=["search"])
     with_ = nodejs_site(folder / "with", theme=theme)
     assert base is not None and with_ is not None
-    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f"]
-    return compare([*command, str(base)], [*command, str(with_)], runs=runs)
+    build = f"{shlex.quote(sys.executable)} -m mkdocs build -q -f"
+    empty_cache = f"rm -rf {shlex.quote(str(with_.parent / '.cache'))}"
+    # Both sides run under the same shell, so the shell's own cost cancels out.
+    without = ["sh", "-c", f"true && exec {build} {shlex.quote(str(base))}"]
+    first = ["sh", "-c", f"{empty_cache} && exec {build} {shlex.quote(str(with_))}"]
+    again = ["sh", "-c", f"true && exec {build} {shlex.quote(str(with_))}"]
+    return {"first build": compare(without, first, runs=runs),
+            "unchanged site, page cache filled": compare(without, again, runs=runs)}
 
 
 def sphinx_comparison(folder: Path, jobs: int, runs: int) -> Comparison:
@@ -115,13 +126,14 @@ def main() -> None:
         for engine in engines:
             place = Path(folder) / engine
             if engine in ("mkdocs", "material"):
-                comparison = mkdocs_comparison(place, engine, args.runs)
-                label = f"MkDocs, {'default theme' if engine == 'mkdocs' else 'Material'}"
+                name = f"MkDocs, {'default theme' if engine == 'mkdocs' else 'Material'}"
+                for case, comparison in mkdocs_comparisons(place, engine, args.runs).items():
+                    print("\n".join(comparison.rows(f"{name}: {case}")), flush=True)
             else:
                 jobs = 2 if engine == "sphinx-j2" else 1
                 comparison = sphinx_comparison(place, jobs, args.runs)
-                label = f"Sphinx (MyST), -j {jobs}"
-            print("\n".join(comparison.rows(label)), flush=True)
+                print("\n".join(comparison.rows(f"Sphinx (MyST), -j {jobs}: clean build (-E)")),
+                      flush=True)
         site = nodejs_site(Path(folder) / "throughput", plugins=["search"])
         assert site is not None
         run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(site)])

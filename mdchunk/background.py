@@ -53,12 +53,23 @@ class BackgroundChunker:
             initializer=_initialize,
             initargs=((options, site_url, processed_at, output),),
         )
-        with _main_module_hidden():
-            self.ready: Future[None] = self._pool.submit(_load)
-        """Done when the workers' tokenizer is loaded; its exception says why it cannot be."""
+        self._ready: Future[None] | None = None
+
+    @property
+    def ready(self) -> Future[None]:
+        """Done when the workers' tokenizer is loaded; its exception says why it cannot be.
+
+        The workers start with the first page to chunk, not before: a build whose pages all
+        come from a cache starts no process and loads no tokenizer.
+        """
+        if self._ready is None:
+            with _main_module_hidden():
+                self._ready = self._pool.submit(_load)
+        return self._ready
 
     def submit(self, page: PageInput) -> Future[PageOutput]:
         """Chunk `page` in a worker; the result holds its records."""
+        self.ready  # noqa: B018 - the first page starts the workers, loading the tokenizer first
         with _main_module_hidden():  # a worker may be started by this submit
             return self._pool.submit(_chunk, page)
 
