@@ -5,6 +5,18 @@ of the mdchunk version, the build's settings and the page's key (a hash of its r
 facts). A page whose HTML, facts or settings changed has another name, so an entry is never
 stale, only unused: `prune` removes those no current page uses.
 
+A manifest (`manifest.json`) names the entry of each page of the last build that had every page:
+a build that renders only some pages (`mkdocs build --dirty`) finds the others through it, by
+source path. It holds, for one site folder, each page's source path, the sha256 of its source
+file, its page key and where its Markdown is written:
+
+    {"version": "0.4.0", "settings": "...", "site": "../../site", "pages": {
+        "guide.md": {"source": "<sha256>", "key": "<page key>", "markdown": "guide/index.md"},
+        "draft.md": {"source": "<sha256>", "key": null, "markdown": null}}}
+
+(`key` null: the page's metadata leaves it out of the index.) A manifest of another version,
+settings or site folder is not used, nor an entry whose source file changed since.
+
 A cache only saves time: an entry that cannot be read (missing, truncated, corrupt, written by
 another version) is a miss, and a folder that cannot be written turns the cache off with one
 warning.
@@ -13,12 +25,13 @@ warning.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from mdchunk._version import __version__
@@ -26,11 +39,24 @@ from mdchunk.page_output import PageOutput
 from mdchunk.writers import dumps, sweep_stale_temporaries, write_text
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
-_TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
+_TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json|manifest\.json)\..*\.tmp")
+MANIFEST = "manifest.json"
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
 _log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class Listed:
+    """One page in the manifest: what its entry was made from."""
+
+    source: str
+    """The sha256 of the page's source file."""
+    key: str | None
+    """Its page key (None: left out of the index by its own metadata)."""
+    markdown: str | None = None
+    """Where its Markdown is written, relative to the site folder."""
 
 
 class PageCache:
@@ -93,14 +119,16 @@ class PageCache:
         return page_key in self._known
 
     def prune(self, keep: Iterable[str]) -> int:
-        """Remove the entries of every page key not in `keep`; return how many were removed.
+        """Remove the entries of every page key neither in `keep` nor in the manifest; return how
+        many were removed.
 
         Only files named as entries are removed (never anything else in the folder), and the
         temporary files of writers that were killed.
         """
         if not self.enabled:
             return 0
-        keep = set(keep)
+        keep = set(keep) | {listed.key for listed in self._read_manifest()[1].values()
+                            if listed.key is not None}
         names = {self.path(key).name for key in keep}
         try:
             entries = list(os.scandir(self.folder))
@@ -116,6 +144,55 @@ class PageCache:
                 sweep_stale_temporaries(self.folder / match[1])
         self._known &= keep
         return removed
+
+    def manifest(self, site: Path) -> dict[str, Listed]:
+        """The pages of the site folder `site` (source path -> `Listed`) named by the last
+        manifest of these settings; empty when there is none (never an exception)."""
+        if not self.enabled:
+            return {}
+        written_for, pages = self._read_manifest()
+        return pages if written_for == self._site(site) else {}
+
+    def write_manifest(self, site: Path, pages: Mapping[str, Listed]) -> None:
+        """Name the pages of the site folder `site` (source path -> `Listed`), atomically (not
+        flushed to disk: it is a cache)."""
+        if not self.enabled:
+            return
+        manifest = {"version": __version__, "settings": self.settings, "site": self._site(site),
+                    "pages": {source: dataclasses.asdict(listed)
+                              for source, listed in pages.items()}}
+        try:
+            write_text(self.folder / MANIFEST, dumps(manifest), durable=False)
+        except OSError as error:
+            self._disable(error)
+
+    def _read_manifest(self) -> tuple[str | None, dict[str, Listed]]:
+        """The site folder and the pages of the manifest when it was written by this version with
+        these settings; (None, {}) otherwise."""
+        path = self.folder / MANIFEST
+        try:
+            manifest = json.loads(path.read_bytes())
+            if [manifest["version"], manifest["settings"]] != [__version__, self.settings]:
+                return None, {}
+            pages = {source: Listed(**listed) for source, listed in manifest["pages"].items()}
+            if not isinstance(manifest["site"], str) or not all(
+                    isinstance(listed.source, str) and isinstance(listed.key, str | None)
+                    and isinstance(listed.markdown, str | None) for listed in pages.values()):
+                raise TypeError("a value is not text")
+        except FileNotFoundError:
+            return None, {}
+        except Exception as error:  # noqa: BLE001 - a bad manifest is none, whatever is wrong
+            self._log.debug("page cache: %s cannot be used: %s", path, error)
+            return None, {}
+        return manifest["site"], pages
+
+    def _site(self, site: Path) -> str:
+        """`site` relative to the cache folder (a project moved whole keeps its manifest), or
+        absolute when there is no relative path (another drive)."""
+        try:
+            return os.path.relpath(site.absolute(), self.folder.absolute())
+        except ValueError:
+            return str(site.absolute())
 
     def _disable(self, error: OSError) -> None:
         if self.enabled:

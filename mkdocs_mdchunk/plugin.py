@@ -2,9 +2,10 @@
 
 Hooks:
     on_config: check the options, load the tokenizer; forget every page when the options changed.
-    on_files: forget the pages whose source is gone.
+    on_files: note the site's pages; forget those whose source is gone.
     on_page_content: chunk each page's rendered body (late, after other plugins changed it).
-    on_post_build: write each page's Markdown beside its HTML and the chunk index, atomically.
+    on_post_build: take the pages MkDocs did not render from the page cache, then write each
+        page's Markdown beside its HTML and the chunk index, atomically.
 
 Pages are chunked in a worker process (`workers`, one by default where a second core is free)
 while MkDocs renders the next ones; their records are collected in `on_post_build`. At debug
@@ -15,7 +16,10 @@ facts did not change keeps its chunks (no parsing, no token counting), and with 
 pages MkDocs did not rebuild keep theirs, so the index stays complete.
 
 Across `mkdocs build` runs (CI) the chunked pages are kept on disk (`cache`, in `cache_dir`,
-see `mdchunk.page_cache`): a page found there is kept as under `mkdocs serve`.
+see `mdchunk.page_cache`): a page found there is kept as under `mkdocs serve`. A `mkdocs build
+--dirty` renders only the pages whose source changed: the others are taken from the cache through
+its manifest (source path -> page key), so the index stays complete; those not found there are
+named in one warning (the index of that build lacks them).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Literal
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from mdchunk._version import __version__
@@ -41,7 +45,7 @@ from mdchunk.background import BackgroundChunker, default_workers
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.inspector import write_inspector
-from mdchunk.page_cache import PageCache
+from mdchunk.page_cache import Listed, PageCache
 from mdchunk.page_output import OutputSettings, PageOutput, page_output, write_outputs
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
@@ -70,8 +74,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.cache: PageCache | None = None
         self.cached: set[str] = set()  # the pages of this build found in the page cache
         self.cache_seconds = 0.0  # spent reading the page cache in this build
-        self.current: set[str] = set()  # the site's pages (MkDocs' documentation pages)
+        self.files: dict[str, File] = {}  # the site's pages by source, in MkDocs' order
         self.seen: set[str] = set()  # the pages MkDocs rendered in this build
+        self.excluded: set[str] = set()  # the pages left out of the index by their metadata
+        self.restored: set[str] = set()  # the pages of this build taken through the manifest
+        self.lacking: list[str] = []  # the pages of this build neither rendered nor found
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one plugin object across `mkdocs serve` rebuilds."""
@@ -82,6 +89,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.chunker = None
         self.pending = {}
         self.fresh, self.cached, self.seen, self.cache_seconds = set(), set(), set(), 0.0
+        self.restored, self.lacking = set(), []
         if not self.config.enabled:
             self._forget_all()
             self._stop_workers()
@@ -136,10 +144,13 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Stop the worker processes when `mkdocs serve` (or a build) ends."""
         self._stop_workers()
 
+    @event_priority(-100)
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
-        """Forget the pages whose source file is gone (a page deleted under `mkdocs serve`)."""
-        self.current = {file.src_uri for file in files.documentation_pages()}
-        for source in [source for source in self.pages if source not in self.current]:
+        """Note the site's pages (after other plugins added theirs), in MkDocs' order; forget
+        those whose source file is gone (a page deleted under `mkdocs serve`)."""
+        self.files = {file.src_uri: file for file in files.documentation_pages()}
+        for source in [source for source in [*self.pages, *self.excluded]
+                       if source not in self.files]:
             self._forget(source)
         return files
 
@@ -156,6 +167,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if reason:
             log.debug("%s: left out of the chunk index (%s)", source, reason)
             self._forget(source)
+            if metadata_exclusion(page.meta or {}):  # changes only with the page's source
+                self.excluded.add(source)
             return html
         page_input = PageInput(
             html=html,
@@ -165,7 +178,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             meta=page.meta or {},
         )
         key = _page_key(page_input)
-        self.markdown_files[source] = str(Path(page.file.dest_uri).with_suffix(".md"))
+        self.markdown_files[source] = _markdown_path(page.file)
         if self.page_keys.get(source) == key:  # unchanged since the last build: keep its chunks
             self._keep(source, self.pages[source], key)
         elif (cached := self._from_cache(key)) is not None:  # chunked by an earlier build
@@ -199,6 +212,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             log.warning("%s: %s", source, warning)
         self.pages[source] = result
         self.page_keys[source] = key
+        self.excluded.discard(source)
 
     def _collect(self) -> None:
         """Wait for the pages chunked in the workers (in the order MkDocs rendered them)."""
@@ -232,15 +246,20 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if not self.serving:
             self._stop_workers()
         site = Path(config.site_dir)
-        pages = list(self.pages.values())
+        self._restore(site)
+        order = {source: position for position, source in enumerate(self.files)}
+        sources = sorted(self.pages, key=lambda source: order.get(source, len(order)))
+        pages = [self.pages[source] for source in sources]  # in the order MkDocs renders them
         writing = StageTimer()
         with writing.stage("write"):
             if self.config.write_markdown:
-                for source, result in self.pages.items():
+                for source in sources:
+                    target = site / self.markdown_files[source]
+                    if source in self.restored and target.is_file():
+                        continue  # written by the build that rendered the page, as its HTML
                     # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is
                     # the durable record, the pages' Markdown is rebuilt with the site.
-                    write_text(site / self.markdown_files[source], result.markdown,
-                               durable=False)
+                    write_text(target, self.pages[source].markdown, durable=False)
             index = site / self.config.output
             try:
                 written = write_outputs(site, pages, self.output.formats,
@@ -259,16 +278,60 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             ", ".join(str(path) for path in written.values()),
         )
         self._log_timings(in_workers, waited, writing.seconds)
-        self._update_cache()
+        self._update_cache(site)
 
-    def _update_cache(self) -> None:
-        """Keep the pages the cache lacks (those chunked in this build), then remove the entries
-        no current page uses.
+    def _restore(self, site: Path) -> None:
+        """Take the pages MkDocs did not render in this build (`mkdocs build --dirty`), and that
+        this process did not keep, from the page cache through its manifest; name those not
+        found there in one warning.
 
-        Pruning needs every current page's key: the plugin has it when MkDocs rendered the page
-        in this build, or kept it from an earlier build of this process (`mkdocs serve`,
-        also with `--dirty`). A `mkdocs build --dirty` renders only the changed pages, so
-        nothing is pruned then (the entries of the others are still in use).
+        A page is taken when the manifest of the last complete build of this site (same
+        settings) lists it with the same source file and Markdown path, and its entry is
+        still there; a page listed as left out by its own metadata stays out. A page the
+        `exclude` patterns leave out stays out whatever the manifest says.
+        """
+        missing = [source for source in self.files if source not in self.seen
+                   and source not in self.pages and source not in self.excluded]
+        if not missing:
+            return
+        began = time.perf_counter()
+        cache = self.cache
+        listed = cache.manifest(site) if cache is not None else {}
+        for source in missing:
+            if pattern_exclusion([source], self.config.exclude):
+                continue
+            file, entry = self.files[source], listed.get(source)
+            if cache is None or entry is None or entry.source != _source_digest(file):
+                self.lacking.append(source)
+            elif entry.key is None:
+                self.excluded.add(source)
+            elif entry.markdown != _markdown_path(file) or (page := cache.get(entry.key)) is None:
+                self.lacking.append(source)
+            else:
+                self.markdown_files[source] = entry.markdown
+                self._keep(source, page, entry.key)
+                self.cached.add(source)
+                self.restored.add(source)
+        self.cache_seconds += time.perf_counter() - began
+        if self.lacking:
+            count = len(self.lacking)
+            names = ", ".join(self.lacking[:3]) + (f" and {count - 3} more" if count > 3 else "")
+            log.warning(
+                "the chunk index of this --dirty build lacks %d page%s that MkDocs did not "
+                "render: %s (%s); a full build puts %s back%s", count, "" if count == 1 else "s",
+                names, "the page cache is off" if cache is None
+                else f"not found in the page cache {cache.folder}", "it" if count == 1 else "them",
+                ", and with `cache: true` later --dirty builds keep every page" if cache is None
+                else "")
+
+    def _update_cache(self, site: Path) -> None:
+        """Keep the pages the cache lacks (those chunked in this build); then, when the index has
+        every page, name them in the manifest and remove the entries no current page uses.
+
+        A build has every page when each one was rendered, kept from an earlier build of this
+        process (`mkdocs serve`, also with `--dirty`) or taken through the manifest (`mkdocs
+        build --dirty`). When some were not found, nothing is pruned and the manifest is left
+        as it was (the entries of those pages may still be there for a later build).
         """
         cache = self.cache
         if cache is None:
@@ -280,11 +343,25 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             if not cache.known(key):
                 cache.put(key, page)
                 written += cache.known(key)
-        complete = self.current <= self.seen | self.page_keys.keys()
-        removed = cache.prune(set(self.page_keys.values())) if complete else 0
+        complete = not self.lacking
+        removed = 0
+        if complete:
+            listed: dict[str, Listed] = {}
+            for source, file in self.files.items():
+                digest = _source_digest(file) if (
+                    source in self.pages or source in self.excluded) else None
+                if digest is None:
+                    continue
+                if source in self.pages:
+                    listed[source] = Listed(digest, self.page_keys[source],
+                                            self.markdown_files[source])
+                else:
+                    listed[source] = Listed(digest, None)
+            cache.write_manifest(site, listed)
+            removed = cache.prune(set(self.page_keys.values()))
         log.debug("page cache %s: %d pages read in %.3f s; %d written, %d unused removed%s "
                   "in %.3f s", cache.folder, len(self.cached), self.cache_seconds, written,
-                  removed, "" if complete else " (not every page was built: none pruned)",
+                  removed, "" if complete else " (pages missing: none pruned)",
                   time.perf_counter() - began)
 
     def _log_timings(self, in_workers: bool, waited: float, writing: dict[str, float]
@@ -309,9 +386,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.pages.pop(source, None)
         self.page_keys.pop(source, None)
         self.markdown_files.pop(source, None)
+        self.excluded.discard(source)
 
     def _forget_all(self) -> None:
         self.pages, self.page_keys, self.markdown_files = {}, {}, {}
+        self.excluded = set()
 
     def on_build_error(self, *, error: Exception) -> None:
         """A failed build: drop what the workers were doing for it."""
@@ -331,6 +410,19 @@ def _site_language(config: MkDocsConfig) -> str | None:
     theme = config.theme
     language = theme.get("language") or getattr(theme, "locale", None)
     return str(language) if language else None
+
+
+def _markdown_path(file: File) -> str:
+    """Where the page's Markdown is written in the site: beside its HTML."""
+    return str(Path(file.dest_uri).with_suffix(".md"))
+
+
+def _source_digest(file: File) -> str | None:
+    """The sha256 of the page's source (None when it cannot be read)."""
+    try:
+        return hashlib.sha256(file.content_bytes).hexdigest()
+    except OSError:
+        return None
 
 
 def _page_key(page: PageInput) -> str:

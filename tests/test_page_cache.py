@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 import yaml
 
 from mdchunk.options import ChunkOptions
-from mdchunk.page_cache import PageCache
+from mdchunk.page_cache import Listed, PageCache
 from mdchunk.page_output import OutputSettings, PageOutput, page_output
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.writers import EncodedRecord
@@ -66,8 +67,21 @@ def _entries(root: Path) -> dict[str, Path]:
     """The cache's entries by the source path of their page."""
     entries = {}
     for path in sorted((root / ".cache" / "mdchunk").glob("*.json")):
-        entries[json.loads(path.read_bytes())["page"]["source_path"]] = path
+        if path.name != "manifest.json":
+            entries[json.loads(path.read_bytes())["page"]["source_path"]] = path
     return entries
+
+
+def _warnings(output: str) -> list[str]:
+    """mdchunk's warnings (MkDocs warns of every --dirty build)."""
+    return [line for line in output.splitlines() if "WARNING" in line and "mdchunk:" in line]
+
+
+def _outputs(site: Path) -> dict[str, bytes]:
+    """Every file of a built site but MkDocs' pages (whose nav a --dirty build leaves stale)."""
+    files = {path.relative_to(site).as_posix(): path for path in sorted(site.rglob("*"))}
+    return {name: path.read_bytes() for name, path in files.items() if path.is_file() and (
+        not name.endswith(".html") or name.startswith("_mdchunk/"))}
 
 
 def test_a_second_build_chunks_nothing_and_writes_the_same_index(tmp_path: Path) -> None:
@@ -83,14 +97,17 @@ def test_a_second_build_chunks_nothing_and_writes_the_same_index(tmp_path: Path)
     assert (tmp_path / "site" / "guide" / "index.md").read_bytes() == markdown
 
 
-def test_an_edited_page_is_the_only_one_chunked_again(tmp_path: Path) -> None:
-    config = _project(tmp_path)
+@pytest.mark.parametrize("workers", [0, 1])
+def test_an_edited_page_is_the_only_one_chunked_again(tmp_path: Path, workers: int) -> None:
+    """Also in the worker process: the index keeps MkDocs' page order (index, faq, guide) though
+    the edited page's records come after the others'."""
+    config = _project(tmp_path, workers=workers)
     _build(config)
-    old_entry = _entries(tmp_path)["guide.md"]
-    (tmp_path / "docs" / "guide.md").write_text(
-        "# Guide\n\nInstall it with care.\n\n## Linux\n\nUse the package manager.\n")
+    old_entry = _entries(tmp_path)["faq.md"]
+    (tmp_path / "docs" / "faq.md").write_text(
+        "# FAQ\n\nInstall it with care.\n\n## Why\n\nBecause it is quick.\n")
     assert _build(config)[0] == 1
-    uncached = _config(tmp_path, "uncached.yml", "site-uncached", workers=0, cache=False)
+    uncached = _config(tmp_path, "uncached.yml", "site-uncached", workers=workers, cache=False)
     assert _build(uncached)[0] == 3
     assert _index(tmp_path) == _index(tmp_path, "site-uncached")
     assert b"Install it with care." in _index(tmp_path)
@@ -152,20 +169,120 @@ def test_an_absolute_cache_dir_is_used_as_is(tmp_path: Path) -> None:
     folder = tmp_path / "elsewhere" / "cache"
     config = _project(tmp_path / "project", cache_dir=str(folder))
     assert _build(config)[0] == 3
-    assert len(list(folder.glob("*.json"))) == 3
+    assert len(list(folder.glob("?" * 64 + ".json"))) == 3
+    assert (folder / "manifest.json").is_file()
     assert not (tmp_path / "project" / ".cache").exists()
     assert _build(config)[0] == 0
 
 
-def test_a_dirty_build_prunes_nothing(tmp_path: Path) -> None:
-    """`mkdocs build --dirty` renders only the changed pages: the others' entries stay."""
-    config = _project(tmp_path)
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_dirty_build_writes_the_site_of_a_full_build(tmp_path: Path, workers: int) -> None:
+    """`mkdocs build --dirty` in a new process renders only the edited page: the others are
+    taken from the cache through its manifest, and every output is that of a full build."""
+    plugin: dict[str, Any] = {"workers": workers, "formats": list(ALL_FORMATS), "inspector": True}
+    config = _project(tmp_path, **plugin)
     _build(config)
     before = _entries(tmp_path)
+    guide = tmp_path / "site" / "guide" / "index.md"
+    written = guide.stat().st_mtime_ns
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nNew questions.\n\n## Why\n\nNo idea.\n")
+    chunked, output = _build(config, "--dirty")
+    assert chunked == 1 and "(2 kept from the last build)" in output
+    assert not _warnings(output), output
+    assert guide.stat().st_mtime_ns == written  # the Markdown of a page not rendered: as it was
+    full = _config(tmp_path, "full.yml", "site-full", **plugin, cache=False)
+    _build(full)
+    assert b"No idea." in _index(tmp_path)
+    assert _index(tmp_path) == _index(tmp_path, "site-full")
+    assert _outputs(tmp_path / "site") == _outputs(tmp_path / "site-full")
+    # every page was there: the manifest names the new entry, the edited page's old one is gone
+    entries = _entries(tmp_path)
+    assert sorted(entries) == ["faq.md", "guide.md", "index.md"]
+    assert not before["faq.md"].exists() and entries["guide.md"] == before["guide.md"]
+    chunked, output = _build(config, "--dirty")  # nothing changed: nothing rendered
+    assert chunked == 0 and "(3 kept from the last build)" in output
+    assert not _warnings(output), output
+    assert _outputs(tmp_path / "site") == _outputs(tmp_path / "site-full")
+
+
+def test_a_dirty_build_without_the_cache_names_the_pages_it_lacks(tmp_path: Path) -> None:
+    config = _project(tmp_path, cache=False)
+    _build(config)
     (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nNew questions.\n")
-    assert _build(config, "--dirty")[0] == 1
-    entries = set((tmp_path / ".cache" / "mdchunk").glob("*.json"))
-    assert set(before.values()) <= entries and len(entries) == 4
+    chunked, output = _build(config, "--dirty")
+    assert chunked == 1
+    [warning] = _warnings(output)
+    assert "lacks 2 pages that MkDocs did not render: index.md, guide.md" in warning, warning
+    assert "the page cache is off" in warning and "a full build puts them back" in warning
+    assert "cache: true" in warning
+    assert set(Index.load(tmp_path / "site").pages()) == {"doc:faq"}
+    assert not (tmp_path / ".cache").exists()
+
+
+def test_a_dirty_build_after_the_cache_folder_was_deleted_warns(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    _build(config)
+    shutil.rmtree(tmp_path / ".cache")
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nNew questions.\n")
+    chunked, output = _build(config, "--dirty")
+    assert chunked == 1
+    [warning] = _warnings(output)
+    assert "lacks 2 pages that MkDocs did not render: index.md, guide.md" in warning, warning
+    assert f"not found in the page cache {tmp_path / '.cache' / 'mdchunk'}" in warning
+    assert "(pages missing: none pruned)" in output
+    assert not (tmp_path / ".cache" / "mdchunk" / "manifest.json").exists()
+    # the next --dirty build renders nothing: every page is missing, and named
+    chunked, output = _build(config, "--dirty")
+    [warning] = _warnings(output)
+    assert chunked == 0 and "lacks 3 pages" in warning, warning
+    assert not (tmp_path / "site" / "chunks.jsonl").read_bytes()
+    _build(config)  # a full build puts every page back, and the manifest
+    assert _build(config, "--dirty")[0] == 0
+    assert len(Index.load(tmp_path / "site").pages()) == 3
+
+
+def test_a_page_added_before_a_dirty_build_is_indexed_with_the_others(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    _build(config)
+    (tmp_path / "docs" / "cli.md").write_text("# CLI\n\nRun it.\n\n## Flags\n\nNone.\n")
+    chunked, output = _build(config, "--dirty")
+    assert chunked == 1 and "(3 kept from the last build)" in output
+    assert not _warnings(output), output
+    _build(_config(tmp_path, "full.yml", "site-full", workers=0, cache=False))
+    assert _index(tmp_path) == _index(tmp_path, "site-full")
+    assert set(Index.load(tmp_path / "site").pages()) == {
+        "doc:index", "doc:cli", "doc:faq", "doc:guide"}
+
+
+def test_a_dirty_build_never_takes_a_page_whose_source_changed_since_the_manifest(
+        tmp_path: Path) -> None:
+    """A page rendered by a build that did not write the manifest (`cache: false` here) is not
+    taken through it: its entry is of the page's older source."""
+    config = _project(tmp_path)
+    _build(config)
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nNew questions.\n")
+    _build(_config(tmp_path, "uncached.yml", "site", workers=0, cache=False))
+    chunked, output = _build(config, "--dirty")  # MkDocs renders no page: each HTML is newer
+    [warning] = _warnings(output)
+    assert chunked == 0 and "lacks 1 page that MkDocs did not render: faq.md" in warning
+    assert "a full build puts it back" in warning
+    assert set(Index.load(tmp_path / "site").pages()) == {"doc:index", "doc:guide"}
+
+
+def test_a_dirty_build_leaves_excluded_pages_out_without_a_warning(tmp_path: Path) -> None:
+    pages = {**PAGES, "secret.md": "---\nmdchunk:\n  exclude: true\n---\n# Secret\n\nHush.\n",
+             "notes/todo.md": "# To do\n\nLater.\n"}
+    config = _project(tmp_path, pages, exclude=["notes/*"])
+    _build(config)
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nNew questions.\n")
+    chunked, output = _build(config, "--dirty")
+    assert chunked == 1 and not _warnings(output), output
+    assert set(Index.load(tmp_path / "site").pages()) == {"doc:index", "doc:faq", "doc:guide"}
+    # no pattern now: the page it left out was never chunked, and MkDocs does not render it
+    config = _config(tmp_path, "mkdocs.yml", "site", workers=0)
+    chunked, output = _build(config, "--dirty")
+    [warning] = _warnings(output)
+    assert chunked == 0 and "lacks 1 page that MkDocs did not render: notes/todo.md" in warning
 
 
 def test_serve_dirty_rebuild_prunes_the_edited_pages_old_entry(
@@ -267,6 +384,42 @@ def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixtu
     with caplog.at_level("DEBUG", logger="mdchunk.page_cache"):
         assert again.get("k1") is None
     assert again.path("k1").name in caplog.text
+
+
+def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _page("<h1>P</h1><p>Text.</p>")
+    cache = PageCache(tmp_path / "project" / ".cache", "settings")
+    site = tmp_path / "project" / "site"
+    assert cache.manifest(site) == {}
+    listed = {"p.md": Listed("s1", "k1", "p/index.md"), "q.md": Listed("s2", None)}
+    cache.put("k1", page)
+    cache.put("k2", page)
+    cache.write_manifest(site, listed)
+    assert PageCache(tmp_path / "project" / ".cache", "settings").manifest(site) == listed
+    assert json.loads((tmp_path / "project" / ".cache" / "manifest.json").read_bytes())[
+        "site"] == "../site"
+    assert cache.manifest(tmp_path / "project" / "other-site") == {}
+    assert PageCache(tmp_path / "project" / ".cache", "other settings").manifest(site) == {}
+    monkeypatch.setattr("mdchunk.page_cache.__version__", "9.9.9")
+    assert cache.manifest(site) == {}
+    monkeypatch.undo()
+    assert cache.prune(set()) == 1  # k2; k1 is named by the manifest
+    assert cache.get("k1") == page and cache.get("k2") is None
+    assert (tmp_path / "project" / ".cache" / "manifest.json").is_file()
+    moved = tmp_path / "moved"
+    shutil.move(tmp_path / "project", moved)  # a project moved whole keeps its manifest
+    assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == listed
+    for bad in (b"{", b"[]", json.dumps({"version": "x"}).encode()):
+        (moved / ".cache" / "manifest.json").write_bytes(bad)
+        with caplog.at_level("DEBUG", logger="mdchunk.page_cache"):
+            assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == {}
+    manifest = {"version": "", "settings": "settings", "site": "../site",
+                "pages": {"p.md": {"source": 1, "key": "k1", "markdown": None}}}
+    monkeypatch.setattr("mdchunk.page_cache.__version__", "")
+    (moved / ".cache" / "manifest.json").write_text(json.dumps(manifest))
+    assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == {}
+    assert "manifest.json cannot be used" in caplog.text
 
 
 def test_a_folder_that_turns_unwritable_disables_the_cache(
