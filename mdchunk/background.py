@@ -67,9 +67,13 @@ class BackgroundChunker:
                 self._ready = self._pool.submit(_load)
         return self._ready
 
+    def start(self) -> None:
+        """Start the workers now (loading the tokenizer) rather than with the first page."""
+        self.ready  # noqa: B018 - asking for it starts the workers
+
     def submit(self, page: PageInput) -> Future[PageOutput]:
         """Chunk `page` in a worker; the result holds its records."""
-        self.ready  # noqa: B018 - the first page starts the workers, loading the tokenizer first
+        self.start()
         with _main_module_hidden():  # a worker may be started by this submit
             return self._pool.submit(_chunk, page)
 

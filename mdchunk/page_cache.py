@@ -114,6 +114,10 @@ class PageCache:
             return
         self._known.add(page_key)
 
+    def holds_pages(self) -> bool:
+        """Whether a manifest of these settings lists pages (an earlier build filled the cache)."""
+        return bool(self._read_manifest()[1])
+
     def known(self, page_key: str) -> bool:
         """Whether this object read or wrote the entry of `page_key` (no disk access)."""
         return page_key in self._known

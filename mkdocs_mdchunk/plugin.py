@@ -120,6 +120,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                     options, site_url=config.site_url or "",
                     processed_at=self.chunker.processed_at, output=self.output, workers=workers,
                 )
+                if self.cache is None or not self.cache.holds_pages():
+                    # Every page will be chunked: load the tokenizer while MkDocs reads the
+                    # site. With a filled cache, the first page that changed starts them.
+                    self.background.start()
             return config
         self._stop_workers()
         try:
