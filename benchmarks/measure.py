@@ -2,7 +2,7 @@
 
 `run` times one command in a fresh process and reads two memory figures: the peak RSS of the
 command's own process (from the kernel, at exit) and the peak of the summed RSS of it and every
-process it started (sampled from /proc every few milliseconds: mdchunk's MkDocs worker is a
+process it started (sampled from /proc every 20 ms: mdchunk's MkDocs worker is a
 second process). `compare` runs two commands in turn, A B A B ..., so that a machine whose speed
 drifts slows both alike, and reports medians and ratios.
 """
@@ -34,7 +34,7 @@ class Run:
     """Peak of the summed RSS of the command's process and its descendants (sampled)."""
 
 
-def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.005) -> Run:
+def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02) -> Run:
     """Run `argv` to completion (its output discarded); raise SystemExit when it fails."""
     started = time.perf_counter()
     process = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.DEVNULL,

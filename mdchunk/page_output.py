@@ -15,12 +15,16 @@ from typing import Any
 
 from mdchunk.inspector import page_data
 from mdchunk.pipeline import PageChunks
-from mdchunk.profiles import PROFILES, Record, check_formats, page_records, write_records
+from mdchunk.profiles import (
+    ENCODED_LAYOUTS,
+    PROFILES,
+    Record,
+    check_formats,
+    page_records,
+    write_records,
+)
 from mdchunk.timing import StageTimer
-from mdchunk.writers import EncodedRecord, dumps
-
-#: Layouts whose records are written as JSON text, one record at a time.
-_ENCODED_LAYOUTS = frozenset({"jsonl", "json"})
+from mdchunk.writers import dumps
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -44,8 +48,8 @@ class PageOutput:
     markdown: str
     """The page Markdown (written beside the page's HTML)."""
     records: Mapping[str, list[Any]]
-    """The page's records for each selected format, in chunk order (`EncodedRecord` text for
-    the JSON Lines and JSON formats)."""
+    """The page's records for each selected format, in chunk order (already JSON text, `dumps`,
+    for the formats of `ENCODED_LAYOUTS`)."""
     chunks: int
     oversize: int
     small: int
@@ -62,12 +66,7 @@ class PageOutput:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PageOutput:
         """The object `as_json` gave `data` of."""
-        records = {
-            name: [EncodedRecord(record) for record in values]
-            if PROFILES[name].layout in _ENCODED_LAYOUTS else values
-            for name, values in data["records"].items()
-        }
-        return cls(**{**data, "records": records, "warnings": tuple(data["warnings"])})
+        return cls(**{**data, "warnings": tuple(data["warnings"])})
 
 
 def page_output(result: PageChunks, settings: OutputSettings,
@@ -79,8 +78,8 @@ def page_output(result: PageChunks, settings: OutputSettings,
         records: dict[str, list[Any]] = {}
         for name, values in page_records(result, settings.formats,
                                          language=settings.language).items():
-            encode = PROFILES[name].layout in _ENCODED_LAYOUTS
-            records[name] = [EncodedRecord(dumps(value)) for value in values] if encode else values
+            encode = PROFILES[name].layout in ENCODED_LAYOUTS
+            records[name] = [dumps(value) for value in values] if encode else values
         inspector = page_data(result) if settings.inspector else None
     timings = dict(result.timings)
     timings["records"] = timer.since(before)["records"]
@@ -105,4 +104,4 @@ def write_outputs(site_dir: Path, pages: Iterable[PageOutput], formats: Sequence
     for page in pages:
         for name, records in merged.items():
             records.extend(page.records[name])
-    return write_records(site_dir, merged, output=output)
+    return write_records(site_dir, merged, output=output, encoded=True)

@@ -122,29 +122,23 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-class EncodedRecord(str):
-    """A record already encoded by `dumps` (where the page was chunked, e.g. in a worker
-    process): writers copy it as it is."""
-
-    __slots__ = ()
-
-
 def dumps(record: Any) -> str:
     """One JSON line: UTF-8 text, keys in the record's own order, no lone surrogates."""
-    if isinstance(record, EncodedRecord):
-        return record
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     return line.encode("utf-8", "replace").decode("utf-8")
 
 
-def write_jsonl(path: Path, records: Iterable[Any]) -> int:
-    """Write one JSON record per line, atomically; return the number of records."""
+def write_jsonl(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:
+    """Write one JSON record per line, atomically; return the number of records.
+
+    `encoded`: the records are already `dumps` text (made where the pages were chunked).
+    """
     count = 0
 
     def write(handle: IO[bytes]) -> None:
         nonlocal count
         for record in records:
-            handle.write(dumps(record).encode("utf-8"))
+            handle.write((record if encoded else dumps(record)).encode("utf-8"))
             handle.write(b"\n")
             count += 1
 

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -210,17 +211,26 @@ def test_failed_write_stops_the_build_without_a_partial_index(
         caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
     import mdchunk.writers
 
-    calls = 0
-    real_dumps = mdchunk.writers.dumps
+    real_atomic_write = mdchunk.writers.atomic_write
 
-    def failing_dumps(record: object) -> str:
-        nonlocal calls
-        calls += 1
-        if calls > 2:
-            raise OSError("No space left on device")
-        return real_dumps(record)
+    class FullDisk:
+        """A file that takes two writes, then fails as a full disk does."""
 
-    monkeypatch.setattr(mdchunk.writers, "dumps", failing_dumps)
+        def __init__(self, handle: Any) -> None:
+            self.handle, self.calls = handle, 0
+
+        def write(self, data: bytes) -> int:
+            self.calls += 1
+            if self.calls > 2:
+                raise OSError("No space left on device")
+            return int(self.handle.write(data))
+
+    def failing_atomic_write(path: Path, write: Any, **options: Any) -> None:
+        if path.name != "chunks.jsonl":
+            return real_atomic_write(path, write, **options)
+        return real_atomic_write(path, lambda handle: write(FullDisk(handle)), **options)
+
+    monkeypatch.setattr(mdchunk.writers, "atomic_write", failing_atomic_write)
     with pytest.raises(Exception, match="BuildError"):
         make_site(PAGES)
     assert "cannot write the chunk index" in caplog.text

@@ -169,9 +169,15 @@ def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | No
     return records
 
 
+ENCODED_LAYOUTS = frozenset({"jsonl", "json"})
+"""Layouts written as JSON text one record at a time: their records can arrive encoded."""
+
+
 def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
-                  output: str = "chunks.jsonl") -> dict[str, Path]:
+                  output: str = "chunks.jsonl", encoded: bool = False) -> dict[str, Path]:
     """Write the merged records of each format into `site_dir`, each file (or folder) atomically.
+
+    `encoded`: the records of the `ENCODED_LAYOUTS` formats are already JSON text (`dumps`).
 
     Raises:
         PageError: when two pages would write the same chunk file (`files`).
@@ -183,11 +189,11 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
         if profile.layout == "files":
             write_folder(target, files_by_name(format_records))
         elif profile.layout == "json":
-            write_json_array(target, format_records)
+            write_json_array(target, format_records, encoded=encoded)
         elif profile.layout == "sqlite":
             write_sqlite(target, format_records)
         else:
-            write_jsonl(target, format_records)
+            write_jsonl(target, format_records, encoded=encoded)
         written[name] = target
     return written
 

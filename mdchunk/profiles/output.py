@@ -10,8 +10,11 @@ from typing import IO, Any
 from mdchunk.writers import atomic_write, dumps, replace_folder
 
 
-def write_json_array(path: Path, records: Iterable[Any]) -> int:
-    """Write one JSON array, a record per line, atomically; return the number of records."""
+def write_json_array(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:
+    """Write one JSON array, a record per line, atomically; return the number of records.
+
+    `encoded`: the records are already `dumps` text (made where the pages were chunked).
+    """
     count = 0
 
     def write(handle: IO[bytes]) -> None:
@@ -19,7 +22,7 @@ def write_json_array(path: Path, records: Iterable[Any]) -> int:
         handle.write(b"[")
         for record in records:
             handle.write(b",\n" if count else b"\n")
-            handle.write(dumps(record).encode("utf-8"))
+            handle.write((record if encoded else dumps(record)).encode("utf-8"))
             count += 1
         handle.write(b"\n]\n" if count else b"]\n")
 

@@ -24,25 +24,33 @@ from tests.test_sphinx import sphinx_build
 WRAPPER = """\
 import sys, time
 from pathlib import Path
-import mdchunk.profiles
 import mdchunk.writers
-import sphinx_mdchunk._events  # (imported first: its shards keep the real dumps)
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 marker = Path(sys.argv[2])
-real_dumps = mdchunk.writers.dumps
-written = 0
+real_atomic_write = mdchunk.writers.atomic_write
 
-def slow_dumps(record):
-    global written
-    written += 1
-    if written == 10:
-        marker.write_text("writing")
-        time.sleep(120)
-    return real_dumps(record)
+class SlowFile:
+    # The index file: after ten records, say so and stall (to be killed mid-write).
+    def __init__(self, handle):
+        self.handle, self.lines = handle, 0
 
-mdchunk.writers.dumps = slow_dumps
+    def write(self, data):
+        if data == b"\\n":
+            self.lines += 1
+            if self.lines == 10:
+                self.handle.flush()
+                marker.write_text("writing")
+                time.sleep(120)
+        return self.handle.write(data)
+
+def slow_atomic_write(path, write, **options):
+    if path.name != "chunks.jsonl":
+        return real_atomic_write(path, write, **options)
+    return real_atomic_write(path, lambda handle: write(SlowFile(handle)), **options)
+
+mdchunk.writers.atomic_write = slow_atomic_write
 if sys.argv[1].endswith(".yml"):
     # --dirty: a clean `mkdocs build` empties the site folder first (MkDocs's own doing; it
     # leaves dot-files), so only a dirty build has a previous index to lose.
