@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from mdchunk._version import __version__
 from mdchunk.chunk import Chunk, Features, Flags
 from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
-from mdchunk.html import parse_html
 from mdchunk.model import Block, ParsedPage
 from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
 from mdchunk.pipeline import Chunker, PageChunks, PageInput, build_time
@@ -21,6 +20,7 @@ from mdchunk.tree import Section, build_tree
 from mdchunk.writers import atomic_write, write_jsonl, write_text
 
 if TYPE_CHECKING:
+    from mdchunk.html import parse_html
     from mdchunk.postbuild import SiteSummary, chunk_site
 
 __all__ = [
@@ -58,10 +58,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Post-build chunking, loaded when first used: an engine plugin never needs it, and its
-    imports (cssselect, Markdown front matter) would cost every build 0.04 s."""
+    """Post-build chunking and the HTML parser, loaded when first used: a build whose pages are
+    chunked in worker processes needs neither in its own process (their imports cost 0.04 s and
+    lxml's 6 MiB)."""
     if name in ("SiteSummary", "chunk_site"):
         from mdchunk import postbuild
 
         return getattr(postbuild, name)
+    if name == "parse_html":
+        from mdchunk.html import parse_html
+
+        return parse_html
     raise AttributeError(f"module 'mdchunk' has no attribute {name!r}")

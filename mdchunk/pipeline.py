@@ -17,7 +17,6 @@ from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.chunk import Chunk, Features, Flags
-from mdchunk.html import parse_html
 from mdchunk.model import Block, ParsedPage
 from mdchunk.options import ChunkOptions
 from mdchunk.packing import Packer, Piece, first_true, last_true
@@ -70,6 +69,15 @@ class PageChunks:
     """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
 
 
+def _parse_html(html: str, *, page_url: str, site_url: str) -> ParsedPage:
+    """`mdchunk.html.parse_html`, imported when the first page is chunked: a process that only
+    hands pages to workers and writes their records (MkDocs with `workers`) never loads lxml,
+    6 MiB of its memory."""
+    from mdchunk.html import parse_html
+
+    return parse_html(html, page_url=page_url, site_url=site_url)
+
+
 def build_time() -> str:
     """ISO 8601 time of this build: SOURCE_DATE_EPOCH when set, else now (UTC)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -105,7 +113,7 @@ class Chunker:
         timer = self.timer
         before = timer.snapshot()
         with timer.stage("convert"):
-            parsed = parse_html(page.html, page_url=page.url, site_url=self.site_url)
+            parsed = _parse_html(page.html, page_url=page.url, site_url=self.site_url)
         with timer.stage("pack"):
             root = build_tree(parsed)
             packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks)

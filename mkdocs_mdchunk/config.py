@@ -100,8 +100,8 @@ class MdChunkConfig(base.Config):
     cache = _Typed(bool, default=True)
     """Keep each chunked page in `cache_dir`: the next `mkdocs build` chunks only the pages whose
     HTML, title or metadata changed (all of them when an option, the mdchunk version, site_url
-    or SOURCE_DATE_EPOCH changed). A kept page keeps the `processedAt` of the build that chunked
-    it."""
+    or SOURCE_DATE_EPOCH changed), and `mkdocs build --dirty` takes the pages it does not render
+    from it. A kept page keeps the `processedAt` of the build that chunked it."""
     cache_dir = _Typed(str, default=".cache/mdchunk")
     """Folder of the page cache, relative to the folder of mkdocs.yml (an absolute path is used
     as is)."""
