@@ -11,6 +11,8 @@ are chunked inline.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import logging
 import multiprocessing
 import os
 import sys
@@ -18,16 +20,25 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 
 from mdchunk.options import ChunkOptions
+from mdchunk.page_cache import PageCache
 from mdchunk.page_output import OutputSettings, PageOutput, page_output
 from mdchunk.pipeline import Chunker, PageInput
 
 _Settings = tuple[ChunkOptions, str, str, OutputSettings]
 
+CacheSlot = tuple[Path, str, str]
+"""Where a worker keeps a chunked page: page cache folder, its settings, the page's key."""
+
 # The worker's own state: set by the initializer, in the worker process only.
 _settings: _Settings | None = None
 _chunker: Chunker | None = None
+_caches: dict[tuple[Path, str], PageCache] = {}
+_QUIET = logging.getLogger("mdchunk.background.quiet")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
 
 
 def default_workers() -> int:
@@ -71,11 +82,12 @@ class BackgroundChunker:
         """Start the workers now (loading the tokenizer) rather than with the first page."""
         self.ready  # noqa: B018 - asking for it starts the workers
 
-    def submit(self, page: PageInput) -> Future[PageOutput]:
-        """Chunk `page` in a worker; the result holds its records."""
+    def submit(self, page: PageInput, cache: CacheSlot | None = None) -> Future[PageOutput]:
+        """Chunk `page` in a worker; the result holds its records. With `cache`, the worker
+        also keeps the result in that page cache, so the build's own process need not."""
         self.start()
         with _main_module_hidden():  # a worker may be started by this submit
-            return self._pool.submit(_chunk, page)
+            return self._pool.submit(_chunk, page, cache)
 
     def close(self) -> None:
         """Stop the workers (pending pages are still chunked)."""
@@ -133,7 +145,17 @@ def _load() -> None:
     _worker_chunker()
 
 
-def _chunk(page: PageInput) -> PageOutput:
+def _chunk(page: PageInput, cache: CacheSlot | None) -> PageOutput:
     chunker = _worker_chunker()
     assert _settings is not None
-    return page_output(chunker.chunk_page(page), _settings[3], chunker.timer)
+    output = page_output(chunker.chunk_page(page), _settings[3], chunker.timer)
+    if cache is None:
+        return output
+    began = time.perf_counter()
+    folder, settings, key = cache
+    if (folder, settings) not in _caches:
+        # Quiet: a folder that cannot be written is reported once, by the build's process.
+        _caches[folder, settings] = PageCache(folder, settings, log=_QUIET)
+    _caches[folder, settings].put(key, output)
+    timings = {**output.timings, "write": time.perf_counter() - began}
+    return dataclasses.replace(output, timings=timings)

@@ -114,6 +114,12 @@ class PageCache:
             return
         self._known.add(page_key)
 
+    def adopt(self, page_key: str) -> None:
+        """Count the entry of `page_key` as written by this object when another process (a
+        worker) wrote it, so that it is not written again."""
+        if self.enabled and self.path(page_key).is_file():
+            self._known.add(page_key)
+
     def holds_pages(self) -> bool:
         """Whether a manifest of these settings lists pages (an earlier build filled the cache)."""
         return bool(self._read_manifest()[1])

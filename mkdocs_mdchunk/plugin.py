@@ -74,6 +74,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.cache: PageCache | None = None
         self.cached: set[str] = set()  # the pages of this build found in the page cache
         self.cache_seconds = 0.0  # spent reading the page cache in this build
+        self.cache_adopted = 0  # entries the workers wrote in this build
         self.files: dict[str, File] = {}  # the site's pages by source, in MkDocs' order
         self.seen: set[str] = set()  # the pages MkDocs rendered in this build
         self.excluded: set[str] = set()  # the pages left out of the index by their metadata
@@ -89,6 +90,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.chunker = None
         self.pending = {}
         self.fresh, self.cached, self.seen, self.cache_seconds = set(), set(), set(), 0.0
+        self.cache_adopted = 0  # entries the workers wrote in this build
         self.restored, self.lacking = set(), []
         if not self.config.enabled:
             self._forget_all()
@@ -189,7 +191,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             self._keep(source, cached, key)
             self.cached.add(source)
         elif self.background is not None:
-            self.pending[source] = (self.background.submit(page_input), key)
+            slot = None if self.cache is None or not self.cache.enabled else (
+                self.cache.folder, self.cache.settings, key)
+            self.pending[source] = (self.background.submit(page_input, slot), key)
         else:
             try:
                 result = self.chunker.chunk_page(page_input)
@@ -229,6 +233,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         for source, (future, key) in pending.items():
             try:
                 self._keep(source, future.result(), key)
+                if self.cache is not None:  # the worker kept the page in the cache
+                    self.cache.adopt(key)
+                    self.cache_adopted += self.cache.known(key)
                 self.fresh.add(source)
             except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
                 log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
@@ -341,7 +348,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if cache is None:
             return
         began = time.perf_counter()
-        written = 0
+        written = self.cache_adopted  # kept by the workers
         for source, page in self.pages.items():
             key = self.page_keys[source]
             if not cache.known(key):

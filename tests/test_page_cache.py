@@ -97,6 +97,19 @@ def test_a_second_build_chunks_nothing_and_writes_the_same_index(tmp_path: Path)
 
 
 @pytest.mark.parametrize("workers", [0, 1])
+def test_the_worker_writes_the_entries_it_chunked(tmp_path: Path, workers: int) -> None:
+    """With a worker, the page's entry is written there (its time is the page's `write`
+    stage); inline, the build's process writes them at the end. Same entries either way."""
+    config = _project(tmp_path, workers=workers)
+    _, output = _build(config)
+    [chunked] = [line for line in output.splitlines() if " pages chunked " in line]
+    assert (" write " in chunked) == bool(workers), chunked
+    assert "3 written" in output
+    assert sorted(_entries(tmp_path)) == ["faq.md", "guide.md", "index.md"]
+    assert _build(config)[0] == 0
+
+
+@pytest.mark.parametrize("workers", [0, 1])
 def test_an_edited_page_is_the_only_one_chunked_again(tmp_path: Path, workers: int) -> None:
     """Also in the worker process: the index keeps MkDocs' page order (index, faq, guide) though
     the edited page's records come after the others'."""
