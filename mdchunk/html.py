@@ -107,8 +107,13 @@ def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPa
         site_url: The site's public url; links become absolute against it. Without it links
             become root-relative (`/guide/install/#linux`).
     """
+    return convert_tree(parse_tree(html), page_url=page_url, site_url=site_url)
+
+
+def parse_tree(html: str) -> _Element | None:
+    """The first half of `parse_html`: the page body as an lxml tree (None for a blank page)."""
     if not html.strip():
-        return ParsedPage(markdown="", blocks=())
+        return None
     data = html.encode("utf-8", "ignore").translate(None, _CONTROL_BYTES)
     if _CLOSE_HTML.search(data):
         data = _CLOSE_HTML.sub(b"", data)
@@ -116,6 +121,14 @@ def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPa
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in _PARSER.error_log):
         # libxml2 gave up (nesting beyond 2048 levels) and dropped the rest of the page.
         root = _parse_capped(data.decode("utf-8"))
+    return root
+
+
+def convert_tree(root: _Element | None, *, page_url: str = "", site_url: str = ""
+                 ) -> ParsedPage:
+    """The second half of `parse_html`: a tree from `parse_tree` as Markdown and blocks."""
+    if root is None:
+        return ParsedPage(markdown="", blocks=())
     site = site_url.rstrip("/") + "/" if site_url else "/"
     base = urljoin(site, page_url.lstrip("/"))
     writer = _Writer()

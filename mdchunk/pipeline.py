@@ -69,13 +69,13 @@ class PageChunks:
     """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
 
 
-def _parse_html(html: str, *, page_url: str, site_url: str) -> ParsedPage:
-    """`mdchunk.html.parse_html`, imported when the first page is chunked: a process that only
-    hands pages to workers and writes their records (MkDocs with `workers`) never loads lxml,
-    6 MiB of its memory."""
-    from mdchunk.html import parse_html
+def _html() -> Any:
+    """`mdchunk.html`, imported when the first page is chunked: a process that only hands pages
+    to workers and writes their records (MkDocs with `workers`) never loads lxml, 6 MiB of its
+    memory."""
+    from mdchunk import html
 
-    return parse_html(html, page_url=page_url, site_url=site_url)
+    return html
 
 
 def build_time() -> str:
@@ -112,8 +112,12 @@ class Chunker:
         began = time.perf_counter()
         timer = self.timer
         before = timer.snapshot()
+        html = _html()
+        with timer.stage("parse"):
+            tree = html.parse_tree(page.html)
         with timer.stage("convert"):
-            parsed = _parse_html(page.html, page_url=page.url, site_url=self.site_url)
+            parsed = html.convert_tree(tree, page_url=page.url, site_url=self.site_url)
+            del tree
         with timer.stage("pack"):
             root = build_tree(parsed)
             packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks)

@@ -344,7 +344,7 @@ def test_debug_log_shows_the_time_per_stage(make_site: SiteBuilder, workers: int
     assert chunked.startswith("mdchunk: 2 pages chunked ")
     assert ("in the worker process" if workers else "inline") in chunked
     total, figures = _stage_figures(chunked)
-    assert {"convert", "pack", "count", "describe", "records"} <= set(figures), chunked
+    assert {"parse", "convert", "pack", "count", "describe", "records"} <= set(figures), chunked
     assert abs(sum(figures.values()) - total) < 0.002 * len(figures), chunked
     [slowest] = [m for m in messages if "slowest pages:" in m]
     assert "guide.md" in slowest

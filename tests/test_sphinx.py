@@ -299,7 +299,7 @@ def test_debug_log_shows_the_time_per_stage(tmp_path: Path,
     first = [line for line in capsys.readouterr().out.splitlines() if "documents chunked" in line]
     assert len(first) == 1 and "(0 kept from the last build)" in first[0], first
     stages = first[0].split(" s: ", 1)[1]
-    for stage in ("convert", "pack", "count", "describe", "records", "write"):
+    for stage in ("parse", "convert", "pack", "count", "describe", "records", "write"):
         assert f"{stage} " in stages, first
     (source / "other.rst").write_text("Other\n=====\n\nRewritten.\n", encoding="utf-8")
     assert build_main(["-vv", "-b", "html", str(source), str(out)]) == 0
