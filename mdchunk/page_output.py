@@ -105,3 +105,12 @@ def write_outputs(site_dir: Path, pages: Iterable[PageOutput], formats: Sequence
         for name, records in merged.items():
             records.extend(page.records[name])
     return write_records(site_dir, merged, output=output, encoded=True)
+
+
+def index_summary(pages: Sequence[PageOutput], written: Mapping[str, Path]) -> str:
+    """`64 pages, 3283 chunks (27 oversize, 3 small) written to ...`: what a build reports."""
+    return (f"{sum(bool(page.chunks) for page in pages)} pages, "
+            f"{sum(page.chunks for page in pages)} chunks "
+            f"({sum(page.oversize for page in pages)} oversize, "
+            f"{sum(page.small for page in pages)} small) written to "
+            + ", ".join(str(path) for path in written.values()))

@@ -69,15 +69,6 @@ class PageChunks:
     """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
 
 
-def _html() -> Any:
-    """`mdchunk.html`, imported when the first page is chunked: a process that only hands pages
-    to workers and writes their records (MkDocs with `workers`) never loads lxml, 6 MiB of its
-    memory."""
-    from mdchunk import html
-
-    return html
-
-
 def build_time() -> str:
     """ISO 8601 time of this build: SOURCE_DATE_EPOCH when set, else now (UTC)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -112,11 +103,14 @@ class Chunker:
         began = time.perf_counter()
         timer = self.timer
         before = timer.snapshot()
-        html = _html()
+        # Imported with the first page chunked: a process that only hands pages to workers and
+        # writes their records (MkDocs with `workers`) never loads lxml, 6 MiB of its memory.
+        from mdchunk.html import convert_tree, parse_tree
+
         with timer.stage("parse"):
-            tree = html.parse_tree(page.html)
+            tree = parse_tree(page.html)
         with timer.stage("convert"):
-            parsed = html.convert_tree(tree, page_url=page.url, site_url=self.site_url)
+            parsed = convert_tree(tree, page_url=page.url, site_url=self.site_url)
             del tree
         with timer.stage("pack"):
             root = build_tree(parsed)

@@ -46,7 +46,13 @@ from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.inspector import write_inspector
 from mdchunk.page_cache import Listed, PageCache
-from mdchunk.page_output import OutputSettings, PageOutput, page_output, write_outputs
+from mdchunk.page_output import (
+    OutputSettings,
+    PageOutput,
+    index_summary,
+    page_output,
+    write_outputs,
+)
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
@@ -70,16 +76,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.serving = False
         self.background: BackgroundChunker | None = None
         self.pending: dict[str, tuple[Future[PageOutput], str]] = {}  # source -> (result, key)
-        self.fresh: set[str] = set()  # the pages chunked in this build (not kept from the last)
         self.cache: PageCache | None = None
-        self.cached: set[str] = set()  # the pages of this build found in the page cache
-        self.cache_seconds = 0.0  # spent reading the page cache in this build
-        self.cache_adopted = 0  # entries the workers wrote in this build
         self.files: dict[str, File] = {}  # the site's pages by source, in MkDocs' order
-        self.seen: set[str] = set()  # the pages MkDocs rendered in this build
         self.excluded: set[str] = set()  # the pages left out of the index by their metadata
-        self.restored: set[str] = set()  # the pages of this build taken through the manifest
-        self.lacking: list[str] = []  # the pages of this build neither rendered nor found
+        self.this_build = _ThisBuild()
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one plugin object across `mkdocs serve` rebuilds."""
@@ -89,9 +89,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Check the options and load the tokenizer before any page is built."""
         self.chunker = None
         self.pending = {}
-        self.fresh, self.cached, self.seen, self.cache_seconds = set(), set(), set(), 0.0
-        self.cache_adopted = 0  # entries the workers wrote in this build
-        self.restored, self.lacking = set(), []
+        self.this_build = _ThisBuild()
         if not self.config.enabled:
             self._forget_all()
             self._stop_workers()
@@ -168,7 +166,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if self.chunker is None:
             return html
         source = page.file.src_uri
-        self.seen.add(source)
+        self.this_build.seen.add(source)
         reason = self._exclusion(page)
         if reason:
             log.debug("%s: left out of the chunk index (%s)", source, reason)
@@ -189,7 +187,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             self._keep(source, self.pages[source], key)
         elif (cached := self._from_cache(key)) is not None:  # chunked by an earlier build
             self._keep(source, cached, key)
-            self.cached.add(source)
+            self.this_build.cached.add(source)
         elif self.background is not None:
             slot = None if self.cache is None or not self.cache.enabled else (
                 self.cache.folder, self.cache.settings, key)
@@ -203,7 +201,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                 self._forget(source)
                 return html
             self._keep(source, output, key)
-            self.fresh.add(source)
+            self.this_build.fresh.add(source)
         return html
 
     def _from_cache(self, key: str) -> PageOutput | None:
@@ -213,7 +211,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         try:
             return self.cache.get(key)
         finally:
-            self.cache_seconds += time.perf_counter() - began
+            self.this_build.cache_seconds += time.perf_counter() - began
 
     def _keep(self, source: str, result: PageOutput, key: str) -> None:
         for warning in result.warnings:  # every build, so --strict sees them every time
@@ -235,8 +233,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                 self._keep(source, future.result(), key)
                 if self.cache is not None:  # the worker kept the page in the cache
                     self.cache.adopt(key)
-                    self.cache_adopted += self.cache.known(key)
-                self.fresh.add(source)
+                    self.this_build.cache_adopted += self.cache.known(key)
+                self.this_build.fresh.add(source)
             except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
                 log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
                 self._forget(source)
@@ -266,7 +264,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             if self.config.write_markdown:
                 for source in sources:
                     target = site / self.markdown_files[source]
-                    if source in self.restored and target.is_file():
+                    if source in self.this_build.restored and target.is_file():
                         continue  # written by the build that rendered the page, as its HTML
                     # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is
                     # the durable record, the pages' Markdown is rebuilt with the site.
@@ -282,12 +280,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                 path = write_inspector(site, [page.inspector for page in pages if page.inspector],
                                        max_tokens=self.chunker.options.max_tokens)
                 log.info("chunk inspector: %s", path)
-        log.info(
-            "%d pages, %d chunks (%d oversize, %d small) written to %s",
-            sum(bool(page.chunks) for page in pages), sum(page.chunks for page in pages),
-            sum(page.oversize for page in pages), sum(page.small for page in pages),
-            ", ".join(str(path) for path in written.values()),
-        )
+        log.info("%s", index_summary(pages, written))
         self._log_timings(in_workers, waited, writing.seconds)
         self._update_cache(site)
 
@@ -301,7 +294,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         still there; a page listed as left out by its own metadata stays out. A page the
         `exclude` patterns leave out stays out whatever the manifest says.
         """
-        missing = [source for source in self.files if source not in self.seen
+        missing = [source for source in self.files if source not in self.this_build.seen
                    and source not in self.pages and source not in self.excluded]
         if not missing:
             return
@@ -313,20 +306,21 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                 continue
             file, entry = self.files[source], listed.get(source)
             if cache is None or entry is None or entry.source != _source_digest(file):
-                self.lacking.append(source)
+                self.this_build.lacking.append(source)
             elif entry.key is None:
                 self.excluded.add(source)
             elif entry.markdown != _markdown_path(file) or (page := cache.get(entry.key)) is None:
-                self.lacking.append(source)
+                self.this_build.lacking.append(source)
             else:
                 self.markdown_files[source] = entry.markdown
                 self._keep(source, page, entry.key)
-                self.cached.add(source)
-                self.restored.add(source)
-        self.cache_seconds += time.perf_counter() - began
-        if self.lacking:
-            count = len(self.lacking)
-            names = ", ".join(self.lacking[:3]) + (f" and {count - 3} more" if count > 3 else "")
+                self.this_build.cached.add(source)
+                self.this_build.restored.add(source)
+        self.this_build.cache_seconds += time.perf_counter() - began
+        lacking = self.this_build.lacking
+        if lacking:
+            count = len(lacking)
+            names = ", ".join(lacking[:3]) + (f" and {count - 3} more" if count > 3 else "")
             log.warning(
                 "the chunk index of this --dirty build lacks %d page%s that MkDocs did not "
                 "render: %s (%s); a full build puts %s back%s", count, "" if count == 1 else "s",
@@ -348,30 +342,29 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if cache is None:
             return
         began = time.perf_counter()
-        written = self.cache_adopted  # kept by the workers
+        written = self.this_build.cache_adopted  # kept by the workers
         for source, page in self.pages.items():
             key = self.page_keys[source]
             if not cache.known(key):
                 cache.put(key, page)
                 written += cache.known(key)
-        complete = not self.lacking
+        complete = not self.this_build.lacking
         removed = 0
         if complete:
             listed: dict[str, Listed] = {}
             for source, file in self.files.items():
-                digest = _source_digest(file) if (
-                    source in self.pages or source in self.excluded) else None
-                if digest is None:
+                indexed, excluded = source in self.pages, source in self.excluded
+                digest = _source_digest(file) if indexed or excluded else None
+                if digest is None:  # a page whose source cannot be read is not listed
                     continue
-                if source in self.pages:
-                    listed[source] = Listed(digest, self.page_keys[source],
-                                            self.markdown_files[source])
-                else:
-                    listed[source] = Listed(digest, None)
+                listed[source] = (Listed(digest, self.page_keys[source],
+                                         self.markdown_files[source])
+                                  if indexed else Listed(digest, None))
             cache.write_manifest(site, listed)
             removed = cache.prune(set(self.page_keys.values()))
+        build = self.this_build
         log.debug("page cache %s: %d pages read in %.3f s; %d written, %d unused removed%s "
-                  "in %.3f s", cache.folder, len(self.cached), self.cache_seconds, written,
+                  "in %.3f s", cache.folder, len(build.cached), build.cache_seconds, written,
                   removed, "" if complete else " (pages missing: none pruned)",
                   time.perf_counter() - began)
 
@@ -381,7 +374,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         pages, and how long the build waited for the workers at its end."""
         if not log.isEnabledFor(logging.DEBUG):
             return
-        fresh = [self.pages[source] for source in self.fresh if source in self.pages]
+        fresh = [self.pages[source] for source in self.this_build.fresh if source in self.pages]
         where = "in the worker process" if in_workers else "inline"
         log.debug("%d pages chunked %s (%d kept from the last build) in %s",
                   len(fresh), where, len(self.pages) - len(fresh),
@@ -414,6 +407,26 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if not reason and page.file.inclusion.is_excluded():
             reason = "draft page"
         return reason
+
+
+@dataclasses.dataclass
+class _ThisBuild:
+    """What the plugin notes of the build under way (reset by `on_config`)."""
+
+    seen: set[str] = dataclasses.field(default_factory=set)
+    """The pages MkDocs rendered."""
+    fresh: set[str] = dataclasses.field(default_factory=set)
+    """The pages chunked (not kept from an earlier build)."""
+    cached: set[str] = dataclasses.field(default_factory=set)
+    """The pages found in the page cache."""
+    restored: set[str] = dataclasses.field(default_factory=set)
+    """The pages not rendered, taken through the cache's manifest (`--dirty`)."""
+    lacking: list[str] = dataclasses.field(default_factory=list)
+    """The pages neither rendered nor found."""
+    cache_seconds: float = 0.0
+    """Spent reading the page cache."""
+    cache_adopted: int = 0
+    """Cache entries the workers wrote."""
 
 
 def _site_language(config: MkDocsConfig) -> str | None:

@@ -26,7 +26,13 @@ from sphinx.util import logging
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.inspector import write_inspector
-from mdchunk.page_output import OutputSettings, PageOutput, page_output, write_outputs
+from mdchunk.page_output import (
+    OutputSettings,
+    PageOutput,
+    index_summary,
+    page_output,
+    write_outputs,
+)
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
@@ -169,10 +175,7 @@ class MdChunkBuild:
             except (OSError, MdChunkError) as error:
                 message = f"mdchunk: cannot write the chunk index {index}: {error}"
                 raise ExtensionError(message) from error
-        logger.info("mdchunk: %d pages, %d chunks (%d oversize, %d small) written to %s",
-                    sum(bool(page.chunks) for page in pages), sum(page.chunks for page in pages),
-                    sum(page.oversize for page in pages), sum(page.small for page in pages),
-                    ", ".join(str(path) for path in written.values()))
+        logger.info("mdchunk: %s", index_summary(pages, written))
         logger.debug("mdchunk: %d documents chunked (%d kept from the last build) in %s; "
                      "shards merged and the index written in %s", len(fresh),
                      len(pages) - len(fresh),
