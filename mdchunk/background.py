@@ -84,7 +84,9 @@ class BackgroundChunker:
 
     def submit(self, page: PageInput, cache: CacheSlot | None = None) -> Future[PageOutput]:
         """Chunk `page` in a worker; the result holds its records. With `cache`, the worker
-        also keeps the result in that page cache, so the build's own process need not."""
+        keeps the page in that page cache and the result holds only its counts and warnings
+        (`PageOutput.without_content`): the build's own process reads the rest back when it
+        writes the index, and never holds every page's records at once."""
         self.start()
         with _main_module_hidden():  # a worker may be started by this submit
             return self._pool.submit(_chunk, page, cache)
@@ -156,6 +158,9 @@ def _chunk(page: PageInput, cache: CacheSlot | None) -> PageOutput:
     if (folder, settings) not in _caches:
         # Quiet: a folder that cannot be written is reported once, by the build's process.
         _caches[folder, settings] = PageCache(folder, settings, log=_QUIET)
-    _caches[folder, settings].put(key, output)
+    page_cache = _caches[folder, settings]
+    page_cache.put(key, output)
+    if page_cache.known(key):  # kept: the build's process reads it back when writing the index
+        output = output.without_content()
     timings = {**output.timings, "write": time.perf_counter() - began}
     return dataclasses.replace(output, timings=timings)

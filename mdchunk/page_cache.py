@@ -1,9 +1,13 @@
 """Chunked pages kept on disk across builds: a build chunks only the pages that changed.
 
-One JSON file per page (`PageOutput.as_json()` and what it was made from), named by the sha256
-of the mdchunk version, the build's settings and the page's key (a hash of its rendered HTML and
-facts). A page whose HTML, facts or settings changed has another name, so an entry is never
-stale, only unused: `prune` removes those no current page uses.
+One file per page, named by the sha256 of the mdchunk version, the build's settings and the
+page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings changed
+has another name, so an entry is never stale, only unused: `prune` removes those no current page
+uses. An entry is a line of JSON each: a header (what the entry was made for, the page's counts
+and warnings, how many records of each format follow), the page Markdown, the inspector's data,
+then the records of each format in turn, as they are written in the index. A build holds only
+the headers of its pages (`PageOutput.without_content`) and streams the records from the entries
+when it writes the index.
 
 A manifest (`manifest.json`) names the entry of each page of the last build that had every page:
 a build that renders only some pages (`mkdocs build --dirty`) finds the others through it, by
@@ -33,9 +37,11 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.page_output import PageOutput
+from mdchunk.profiles import ENCODED_LAYOUTS, PROFILES
 from mdchunk.writers import dumps, sweep_stale_temporaries, write_text
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -81,34 +87,44 @@ class PageCache:
         return self.folder / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
 
     def get(self, page_key: str) -> PageOutput | None:
-        """The page kept for `page_key`, or None (never an exception)."""
-        if not self.enabled:
-            return None
-        path = self.path(page_key)
-        try:
-            entry = json.loads(path.read_bytes())
-            if [entry["version"], entry["settings"], entry["key"]] != [
-                    __version__, self.settings, page_key]:
-                raise ValueError("written for another version, settings or page")
-            page = PageOutput.from_json(entry["page"])
-        except FileNotFoundError:
-            self._known.discard(page_key)
-            return None
-        except Exception as error:  # noqa: BLE001 - a bad entry is a miss, whatever is wrong
-            self._log.debug("page cache: %s cannot be used, its page is chunked again: %s",
-                            path, error)
-            return None
-        self._known.add(page_key)
-        return page
+        """The page kept for `page_key` with its content, or None (never an exception)."""
+        return self._found(page_key, content=True)
+
+    def summary(self, page_key: str) -> PageOutput | None:
+        """The page kept for `page_key` without its content (`PageOutput.without_content`), or
+        None (never an exception); `read` gives its content."""
+        return self._found(page_key, content=False)
+
+    def read(self, page_key: str) -> PageOutput:
+        """The page kept for `page_key` with its content (also when the cache was turned off
+        after it was written).
+
+        Raises:
+            OSError: when its entry cannot be read.
+            ValueError: when its entry is not one of this version, settings and page key.
+        """
+        return _page(*self._entry(page_key), content=True)
+
+    def holds(self, page_key: str) -> bool:
+        """Whether the entry of `page_key` is there (one `stat`; its content is not checked)."""
+        return self.enabled and self.path(page_key).is_file()
 
     def put(self, page_key: str, page: PageOutput) -> None:
         """Keep `page` for `page_key` (atomically; not flushed to disk: it is a cache)."""
         if not self.enabled:
             return
-        entry = {"version": __version__, "settings": self.settings, "key": page_key,
-                 "page": {**page.as_json(), "timings": {}}}  # the same bytes for the same page
+        if page.stored:
+            raise ValueError(f"{page.source_path}: a page without its content cannot be kept")
+        counts = {name: len(records) for name, records in page.records.items()}
+        header = {"version": __version__, "settings": self.settings, "key": page_key,
+                  "page": {name: getattr(page, name) for name in _SUMMARY}, "records": counts}
+        lines = [dumps(header), dumps(page.markdown), dumps(page.inspector)]
+        for name, records in page.records.items():
+            lines.extend(records if PROFILES[name].layout in ENCODED_LAYOUTS
+                         else map(dumps, records))
+        lines.append("")
         try:
-            write_text(self.path(page_key), dumps(entry), durable=False)
+            write_text(self.path(page_key), "\n".join(lines), durable=False)
         except OSError as error:
             self._disable(error)
             return
@@ -119,6 +135,32 @@ class PageCache:
         worker) wrote it, so that it is not written again."""
         if self.enabled and self.path(page_key).is_file():
             self._known.add(page_key)
+
+    def _found(self, page_key: str, *, content: bool) -> PageOutput | None:
+        if not self.enabled:
+            return None
+        try:
+            page = _page(*self._entry(page_key), content=content)
+        except FileNotFoundError:
+            self._known.discard(page_key)
+            return None
+        except Exception as error:  # noqa: BLE001 - a bad entry is a miss, whatever is wrong
+            self._log.debug("page cache: %s cannot be used, its page is chunked again: %s",
+                            self.path(page_key), error)
+            return None
+        self._known.add(page_key)
+        return page
+
+    def _entry(self, page_key: str) -> tuple[dict[str, Any], list[bytes]]:
+        """The header and the lines of the entry of `page_key`, checked to be whole."""
+        lines = self.path(page_key).read_bytes().split(b"\n")
+        header = json.loads(lines[0])
+        if [header["version"], header["settings"], header["key"]] != [
+                __version__, self.settings, page_key]:
+            raise ValueError("written for another version, settings or page")
+        if len(lines) != 4 + sum(header["records"].values()) or lines[-1]:
+            raise ValueError("truncated")
+        return header, lines
 
     def holds_pages(self) -> bool:
         """Whether a manifest of these settings lists pages (an earlier build filled the cache)."""
@@ -209,3 +251,27 @@ class PageCache:
             self._log.warning("cannot write the page cache folder %s, building without it: %s",
                               self.folder, error)
         self.enabled = False
+
+
+_SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings")
+"""The fields of `PageOutput` in an entry's header."""
+
+
+def _page(header: Mapping[str, Any], lines: list[bytes], *, content: bool) -> PageOutput:
+    """The page of an entry (`PageCache._entry`), with or without its content."""
+    facts = header["page"]
+    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-1]},
+                         warnings=tuple(facts["warnings"]), markdown="", records={},
+                         inspector=None, stored=True)
+    if not content:
+        return summary
+    records: dict[str, list[Any]] = {}
+    start = 3
+    for name, count in header["records"].items():
+        part = lines[start:start + count]
+        records[name] = ([line.decode("utf-8") for line in part]
+                         if PROFILES[name].layout in ENCODED_LAYOUTS
+                         else [json.loads(line) for line in part])
+        start += count
+    return dataclasses.replace(summary, markdown=json.loads(lines[1]),
+                               inspector=json.loads(lines[2]), records=records, stored=False)

@@ -9,7 +9,7 @@ building and JSON encoding off the process that renders the site.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,15 @@ class PageOutput:
     """The inspector's data of the page (`mdchunk.inspector.page_data`), when asked for."""
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
     """Seconds per stage spent on the page (see `mdchunk.timing`)."""
+    stored: bool = False
+    """True when `markdown`, `records` and `inspector` are not held here (left empty) but on disk
+    (the page's entry of a page cache, `mdchunk.page_cache`; a Sphinx shard), read back when
+    the index is written."""
+
+    def without_content(self) -> PageOutput:
+        """This page as a build holds it once its content is on disk: its counts, warnings and
+        timings, not its Markdown, records or inspector data."""
+        return dataclasses.replace(self, markdown="", records={}, inspector=None, stored=True)
 
     def as_json(self) -> dict[str, Any]:
         """Plain JSON values (a Sphinx shard); `from_json` restores the object."""
@@ -97,13 +106,29 @@ def page_output(result: PageChunks, settings: OutputSettings,
     )
 
 
-def write_outputs(site_dir: Path, pages: Iterable[PageOutput], formats: Sequence[str], *,
-                  output: str = "chunks.jsonl") -> dict[str, Path]:
-    """Write the records of `pages` (in their order) for each format, each file atomically."""
-    merged: dict[str, list[Record]] = {name: [] for name in check_formats(formats)}
-    for page in pages:
-        for name, records in merged.items():
-            records.extend(page.records[name])
+PageContent = Callable[[PageOutput], PageOutput]
+"""Gives the whole page (Markdown, records, inspector data) of a `stored` one."""
+
+
+def write_outputs(site_dir: Path, pages: Sequence[PageOutput], formats: Sequence[str], *,
+                  output: str = "chunks.jsonl", content: PageContent | None = None,
+                  ) -> dict[str, Path]:
+    """Write the records of `pages` (in their order) for each format, each file atomically.
+
+    The records of a `stored` page are read through `content` while its format's file is
+    written, one page at a time: the process writing the index never holds all of them (13 MB
+    of records for the Node.js docs, 64 pages; ten times that for a site ten times larger).
+    """
+
+    def records_of(name: str) -> Iterator[Record]:
+        for page in pages:
+            if page.stored:
+                if content is None:
+                    raise ValueError(f"{page.source_path}: its records are not held in memory")
+                page = content(page)  # noqa: PLW2901 - the same page, with its records
+            yield from page.records[name]
+
+    merged = {name: records_of(name) for name in check_formats(formats)}
     return write_records(site_dir, merged, output=output, encoded=True)
 
 

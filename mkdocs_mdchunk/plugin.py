@@ -136,12 +136,14 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
     def _open_cache(self, config: MkDocsConfig) -> None:
         """The page cache of these settings (the same object across `mkdocs serve` rebuilds)."""
         if not self.config.cache:
+            self._forget_stored()
             self.cache = None
             return
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         folder = base.absolute() / self.config.cache_dir
         if self.cache is None or (self.cache.folder, self.cache.settings) != (folder,
                                                                               self.settings):
+            self._forget_stored()
             self.cache = PageCache(folder, self.settings, log=log)
 
     def on_shutdown(self) -> None:
@@ -183,8 +185,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         )
         key = _page_key(page_input)
         self.markdown_files[source] = _markdown_path(page.file)
-        if self.page_keys.get(source) == key:  # unchanged since the last build: keep its chunks
-            self._keep(source, self.pages[source], key)
+        if self.page_keys.get(source) == key and self._still_held(source):
+            self._keep(source, self.pages[source], key)  # unchanged since the last build
         elif (cached := self._from_cache(key)) is not None:  # chunked by an earlier build
             self._keep(source, cached, key)
             self.this_build.cached.add(source)
@@ -209,13 +211,29 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return None
         began = time.perf_counter()
         try:
-            return self.cache.get(key)
+            return self.cache.summary(key)
         finally:
             self.this_build.cache_seconds += time.perf_counter() - began
 
+    def _still_held(self, source: str) -> bool:
+        """Whether the content of a page kept from the last build is still at hand (its cache
+        entry may have been removed since, by hand or by another build)."""
+        page = self.pages[source]
+        return not page.stored or (self.cache is not None
+                                   and self.cache.holds(self.page_keys[source]))
+
     def _keep(self, source: str, result: PageOutput, key: str) -> None:
+        """Keep the page in the index; with the cache on, its content stays in its cache entry
+        only (see `_content`), so that this process never holds every page's records."""
         for warning in result.warnings:  # every build, so --strict sees them every time
             log.warning("%s: %s", source, warning)
+        cache = self.cache
+        if not result.stored and cache is not None:
+            if not cache.known(key):
+                cache.put(key, result)
+                self.this_build.cache_written += cache.known(key)
+            if cache.known(key):
+                result = result.without_content()
         self.pages[source] = result
         self.page_keys[source] = key
         self.excluded.discard(source)
@@ -230,10 +248,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         pending, self.pending = self.pending, {}
         for source, (future, key) in pending.items():
             try:
-                self._keep(source, future.result(), key)
-                if self.cache is not None:  # the worker kept the page in the cache
+                result = future.result()
+                if result.stored and self.cache is not None:  # the worker kept it in the cache
                     self.cache.adopt(key)
-                    self.this_build.cache_adopted += self.cache.known(key)
+                    self.this_build.cache_written += 1
+                self._keep(source, result, key)
                 self.this_build.fresh.add(source)
             except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
                 log.warning("%s: cannot be chunked, left out of the index: %s", source, error)
@@ -268,16 +287,18 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                         continue  # written by the build that rendered the page, as its HTML
                     # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is
                     # the durable record, the pages' Markdown is rebuilt with the site.
-                    write_text(target, self.pages[source].markdown, durable=False)
+                    write_text(target, self._content(self.pages[source]).markdown,
+                               durable=False)
             index = site / self.config.output
             try:
                 written = write_outputs(site, pages, self.output.formats,
-                                        output=self.config.output)
+                                        output=self.config.output, content=self._content)
             except (OSError, MdChunkError) as error:
                 message = f"mdchunk: cannot write the chunk index {index}: {error}"
                 raise PluginError(message) from error
             if self.output.inspector:
-                path = write_inspector(site, [page.inspector for page in pages if page.inspector],
+                inspected = (self._content(page).inspector for page in pages)
+                path = write_inspector(site, [data for data in inspected if data],
                                        max_tokens=self.chunker.options.max_tokens)
                 log.info("chunk inspector: %s", path)
         log.info("%s", index_summary(pages, written))
@@ -309,7 +330,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                 self.this_build.lacking.append(source)
             elif entry.key is None:
                 self.excluded.add(source)
-            elif entry.markdown != _markdown_path(file) or (page := cache.get(entry.key)) is None:
+            elif (entry.markdown != _markdown_path(file)
+                  or (page := cache.summary(entry.key)) is None):
                 self.this_build.lacking.append(source)
             else:
                 self.markdown_files[source] = entry.markdown
@@ -342,12 +364,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if cache is None:
             return
         began = time.perf_counter()
-        written = self.this_build.cache_adopted  # kept by the workers
-        for source, page in self.pages.items():
-            key = self.page_keys[source]
-            if not cache.known(key):
-                cache.put(key, page)
-                written += cache.known(key)
+        written = self.this_build.cache_written  # as the pages were kept
         complete = not self.this_build.lacking
         removed = 0
         if complete:
@@ -392,6 +409,31 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.markdown_files.pop(source, None)
         self.excluded.discard(source)
 
+    def _content(self, page: PageOutput) -> PageOutput:
+        """The page with its Markdown, records and inspector data, read from its cache entry when
+        this process holds only its counts (one page at a time, while the index is written).
+
+        Raises:
+            PluginError: naming the page and its entry when that cannot be read.
+        """
+        if not page.stored:
+            return page
+        assert self.cache is not None, "pages are kept without content only in a page cache"
+        key = self.page_keys[page.source_path]
+        try:
+            return self.cache.read(key)
+        except (OSError, ValueError) as error:
+            raise PluginError(
+                f"mdchunk: cannot write the chunk index: the page cache entry of "
+                f"{page.source_path} ({self.cache.path(key)}) cannot be read: {error}; "
+                f"build again") from error
+
+    def _forget_stored(self) -> None:
+        """Forget the pages kept only in the page cache (it is turned off or moved): they are
+        chunked again, or found in the new cache."""
+        for source in [source for source, page in self.pages.items() if page.stored]:
+            self._forget(source)
+
     def _forget_all(self) -> None:
         self.pages, self.page_keys, self.markdown_files = {}, {}, {}
         self.excluded = set()
@@ -425,8 +467,8 @@ class _ThisBuild:
     """The pages neither rendered nor found."""
     cache_seconds: float = 0.0
     """Spent reading the page cache."""
-    cache_adopted: int = 0
-    """Cache entries the workers wrote."""
+    cache_written: int = 0
+    """Cache entries written (by the workers or this process)."""
 
 
 def _site_language(config: MkDocsConfig) -> str | None:

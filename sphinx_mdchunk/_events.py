@@ -128,9 +128,6 @@ class MdChunkBuild:
         for warning in result.warnings:
             logger.warning("mdchunk: %s", warning, location=pagename, type="mdchunk",
                            subtype="anchor")
-        if app.config.mdchunk_write_markdown:
-            html_file = Path(app.builder.get_outfilename(pagename))
-            write_text(html_file.with_suffix(".md"), result.markdown, durable=False)
         writing = StageTimer()
         with writing.stage("write"):
             if app.config.mdchunk_write_markdown:
@@ -155,6 +152,7 @@ class MdChunkBuild:
         merging = StageTimer()
         pages: list[PageOutput] = []
         fresh: list[PageOutput] = []  # the pages chunked in this build
+        shards: dict[str, Path] = {}  # source path -> shard of the pages kept
         with merging.stage("write"):
             for name in documents:
                 shard = _shard_path(app, name)
@@ -165,13 +163,21 @@ class MdChunkBuild:
                     logger.warning("mdchunk: chunked with other options; rebuild with -E",
                                    location=name, type="mdchunk", subtype="shard")
                     continue
-                pages.append(PageOutput.from_json(payload["page"]))
+                # Only the page's counts stay in memory; its records are read again from the
+                # shard while the index is written (see `write_outputs`).
+                pages.append(PageOutput.from_json(payload["page"]).without_content())
+                shards[pages[-1].source_path] = shard
                 if payload.get("build") == self.build:
                     fresh.append(pages[-1])
+
+            def content(page: PageOutput) -> PageOutput:
+                payload = json.loads(shards[page.source_path].read_text(encoding="utf-8"))
+                return PageOutput.from_json(payload["page"])
+
             index = Path(app.outdir) / app.config.mdchunk_output
             try:
                 written = write_outputs(Path(app.outdir), pages, self.output.formats,
-                                        output=app.config.mdchunk_output)
+                                        output=app.config.mdchunk_output, content=content)
             except (OSError, MdChunkError) as error:
                 message = f"mdchunk: cannot write the chunk index {index}: {error}"
                 raise ExtensionError(message) from error
@@ -181,8 +187,8 @@ class MdChunkBuild:
                      len(pages) - len(fresh),
                      describe_timings(add_timings(page.timings for page in fresh)),
                      describe_timings(merging.seconds))
-        inspected = [page.inspector for page in pages if page.inspector]
         if app.config.mdchunk_inspector:
+            inspected = [data for data in (content(page).inspector for page in pages) if data]
             page = write_inspector(Path(app.outdir), inspected,
                                    max_tokens=self.chunker.options.max_tokens)
             logger.info("mdchunk: chunk inspector: %s", page)

@@ -67,7 +67,8 @@ def _entries(root: Path) -> dict[str, Path]:
     entries = {}
     for path in sorted((root / ".cache" / "mdchunk").glob("*.json")):
         if path.name != "manifest.json":
-            entries[json.loads(path.read_bytes())["page"]["source_path"]] = path
+            header = path.read_bytes().split(b"\n", 1)[0]
+            entries[json.loads(header)["page"]["source_path"]] = path
     return entries
 
 
@@ -389,13 +390,106 @@ def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixtu
         [again.path("k1").name, "notes.json"])
     assert again.get("k1") == first and again.get("k2") is None
     assert cache.known("k2") and cache.prune({"k1"}) == 0 and not cache.known("k2")
-    entry = json.loads(again.path("k1").read_bytes())
-    again.path("k1").write_text(json.dumps({**entry, "version": "0.0.1"}))
+    header, *rest = again.path("k1").read_bytes().split(b"\n")
+    again.path("k1").write_bytes(b"\n".join(
+        [json.dumps({**json.loads(header), "version": "0.0.1"}).encode(), *rest]))
     assert again.get("k1") is None  # another version's entry under this name
     again.path("k1").write_bytes(b"\x00\xff not json")
     with caplog.at_level("DEBUG", logger="mdchunk.page_cache"):
         assert again.get("k1") is None
     assert again.path("k1").name in caplog.text
+
+
+def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
+    """`summary` gives the page's counts only; `read` its content; a cut entry is a miss."""
+    page = _page("<h1>P</h1><p>Text.</p><h2 id='a'>A</h2><p>More text.</p>")
+    cache = PageCache(tmp_path / "cache", "settings")
+    cache.put("k1", page)
+    summary = cache.summary("k1")
+    assert summary is not None and summary.stored
+    assert (summary.chunks, summary.markdown, summary.records) == (page.chunks, "", {})
+    assert summary == page.without_content() and cache.read("k1") == page
+    with pytest.raises(ValueError, match=r"p\.md: a page without its content"):
+        cache.put("k2", summary)
+    lines = cache.path("k1").read_bytes().split(b"\n")
+    assert len(lines) == 4 + sum(map(len, page.records.values()))
+    for cut in (lines[:-2], [*lines[:-2], b""]):  # a record missing
+        cache.path("k1").write_bytes(b"\n".join(cut))
+        assert cache.summary("k1") is None and cache.get("k1") is None
+        with pytest.raises(ValueError, match="truncated"):
+            cache.read("k1")
+    cache.path("k1").unlink()
+    with pytest.raises(FileNotFoundError):
+        cache.read("k1")
+
+
+def test_the_build_process_keeps_only_the_counts_of_cached_pages(
+        make_site: SiteBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the cache on, the plugin holds no page's records: the index is streamed from the
+    entries, and is the same as the index of a build without the cache."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", ENV["SOURCE_DATE_EPOCH"])  # reproducible records
+    pages = {name: text.replace("# ", "# Streamed ", 1) for name, text in PAGES.items()}
+    site = make_site(pages, plugin={"workers": 0, "formats": ["native", "flat"],
+                                    "inspector": True})
+    names = ("chunks.jsonl", "chunks.flat.jsonl", "_mdchunk/data.js")
+    streamed = {name: (site / name).read_bytes() for name in names}
+    config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
+    build(config)
+    plugin = config.plugins["mdchunk"]
+    assert len(plugin.pages) == 3
+    assert all(page.stored and not page.records and not page.markdown
+               for page in plugin.pages.values())
+    (tmp_path / "mkdocs.yml").write_text((tmp_path / "mkdocs.yml").read_text().replace(
+        "workers: 0", "workers: 0\n    cache: false"))
+    config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
+    build(config)
+    assert not any(page.stored for page in config.plugins["mdchunk"].pages.values())
+    assert streamed == {name: (site / name).read_bytes() for name in streamed}
+    assert b"Streamed Guide" in streamed["chunks.jsonl"]
+
+
+def test_entries_removed_under_serve_are_chunked_again(
+        make_site: SiteBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One plugin object across rebuilds (`mkdocs serve`): a page it kept whose entry is gone
+    is chunked again, and the index stays whole."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", ENV["SOURCE_DATE_EPOCH"])  # reproducible records
+    pages = {name: text.replace("# ", "# Served again ", 1) for name, text in PAGES.items()}
+    site = make_site(pages, plugin={"workers": 0})
+    index = (site / "chunks.jsonl").read_bytes()
+    shutil.rmtree(tmp_path / ".cache")
+    build(load_config(config_file=str(tmp_path / "mkdocs.yml")))
+    assert (site / "chunks.jsonl").read_bytes() == index
+    assert sorted(_entries(tmp_path)) == ["faq.md", "guide.md", "index.md"]
+
+
+def test_an_entry_lost_before_the_index_is_written_fails_the_build_naming_it(
+        tmp_path: Path) -> None:
+    """The cache folder removed by someone else between chunking and writing: the build stops
+    naming the page and its entry, and writes no index. (Inline: a worker may still be writing
+    the entries when the hook runs.)"""
+    config = _project(tmp_path, workers=0)
+    (tmp_path / "hook.py").write_text(
+        "import shutil\nfrom mkdocs.plugins import event_priority\n\n\n"
+        "@event_priority(100)\ndef on_post_build(config):\n"
+        "    shutil.rmtree(config.config_file_path.rsplit('/', 1)[0] + '/.cache')\n")
+    with config.open("a") as handle:
+        handle.write("hooks: [hook.py]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)],
+        capture_output=True, text=True, check=False, env=ENV,
+    )
+    message = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "cannot write the chunk index: the page cache entry of index.md" in message, message
+    assert "build again" in message and "Traceback" not in message
+    assert not (tmp_path / "site" / "chunks.jsonl").exists()
+    assert not list((tmp_path / "site").glob(".chunks.jsonl.*"))
 
 
 def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
