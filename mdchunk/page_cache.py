@@ -1,7 +1,7 @@
 """Chunked pages kept on disk across builds: a build chunks only the pages that changed.
 
-One file per page, named by the sha256 of the mdchunk version, the build's settings and the
-page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings changed
+One file per page, named by the sha256 of the mdchunk version, the entry layout, the build's
+settings and the page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings changed
 has another name, so an entry is never stale, only unused: `prune` removes those no current page
 uses. An entry is a line of JSON each: a header (what the entry was made for, the page's counts
 and warnings, how many records of each format follow), the page Markdown, the inspector's data,
@@ -47,6 +47,8 @@ from mdchunk.writers import dumps, sweep_stale_temporaries, write_text
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json|manifest\.json)\..*\.tmp")
 MANIFEST = "manifest.json"
+_FORMAT = 2
+"""The layout of an entry (part of its file name): 2 is a line per part and per record."""
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
@@ -83,7 +85,7 @@ class PageCache:
 
     def path(self, page_key: str) -> Path:
         """The file of the page whose key is `page_key`."""
-        name = json.dumps([__version__, self.settings, page_key])
+        name = json.dumps([__version__, _FORMAT, self.settings, page_key])
         return self.folder / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
 
     def get(self, page_key: str) -> PageOutput | None:
@@ -151,16 +153,16 @@ class PageCache:
         self._known.add(page_key)
         return page
 
-    def _entry(self, page_key: str) -> tuple[dict[str, Any], list[bytes]]:
-        """The header and the lines of the entry of `page_key`, checked to be whole."""
-        lines = self.path(page_key).read_bytes().split(b"\n")
-        header = json.loads(lines[0])
+    def _entry(self, page_key: str) -> tuple[dict[str, Any], bytes]:
+        """The header and the bytes of the entry of `page_key`, checked to be whole."""
+        data = self.path(page_key).read_bytes()
+        header = json.loads(data[:data.find(b"\n")])
         if [header["version"], header["settings"], header["key"]] != [
                 __version__, self.settings, page_key]:
             raise ValueError("written for another version, settings or page")
-        if len(lines) != 4 + sum(header["records"].values()) or lines[-1]:
+        if data.count(b"\n") != 3 + sum(header["records"].values()) or data[-1:] != b"\n":
             raise ValueError("truncated")
-        return header, lines
+        return header, data
 
     def holds_pages(self) -> bool:
         """Whether a manifest of these settings lists pages (an earlier build filled the cache)."""
@@ -257,7 +259,7 @@ _SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings")
 """The fields of `PageOutput` in an entry's header."""
 
 
-def _page(header: Mapping[str, Any], lines: list[bytes], *, content: bool) -> PageOutput:
+def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutput:
     """The page of an entry (`PageCache._entry`), with or without its content."""
     facts = header["page"]
     summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-1]},
@@ -265,6 +267,7 @@ def _page(header: Mapping[str, Any], lines: list[bytes], *, content: bool) -> Pa
                          inspector=None, stored=True)
     if not content:
         return summary
+    lines = data.split(b"\n")
     records: dict[str, list[Any]] = {}
     start = 3
     for name, count in header["records"].items():
