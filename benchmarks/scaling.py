@@ -1,12 +1,17 @@
 """Does chunking cost grow linearly with the site? One run, side by side (a ratio).
 
-    python benchmarks/scaling.py [--copies 10]
+    python benchmarks/scaling.py [--copies 10] [--builds]
 
 Builds the Node.js API docs once with MkDocs (see corpus.py), takes every page's rendered
 body, then chunks the pages once and `--copies` times over (as distinct pages) with one
 `Chunker`, and prints the CPU time of each and their ratio: linear cost gives a ratio equal
 to the number of copies (the issue's bar: at most 11 for 10 copies). Token counts are not
 memoized across copies (a fresh counter per page set), so every copy is real work.
+
+`--builds` also runs whole `mkdocs build`s of the site and of `--copies` copies of it, without
+and with mdchunk (first builds: empty page cache), and prints what mdchunk adds to each in time
+and in peak memory: the memory of the build's own process should not grow with the site (the
+records stream from the page cache), nor the worker's much (one page at a time).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.build_overhead import rendered_pages, timed_build
 from benchmarks.corpus import NODEJS_API, nodejs_site
+from benchmarks.measure import Run, run
 
 if TYPE_CHECKING:
     from mdchunk import PageInput
@@ -45,9 +51,36 @@ def chunk_all(pages: list[PageInput], copies: int) -> tuple[float, int]:
     return time.process_time() - started, chunks
 
 
+def whole_builds(folder: Path, copies: int) -> None:
+    """Print the first builds of 1 and `copies` copies of the site, without and with mdchunk."""
+    measured: dict[tuple[int, bool], Run] = {}
+    for count in (1, copies):
+        for with_mdchunk in (False, True):
+            config = nodejs_site(folder / f"{count}-{with_mdchunk}", copies=count,
+                                 plugins=["search", "mdchunk"] if with_mdchunk else ["search"])
+            assert config is not None
+            measured[count, with_mdchunk] = run(
+                [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)])
+    print(f"whole first builds (one run each), {copies} copies against 1:")
+    for count in (1, copies):
+        base, with_ = measured[count, False], measured[count, True]
+        print(f"  {count:>2} cop{'y' if count == 1 else 'ies'}: {base.seconds:.1f} s -> "
+              f"{with_.seconds:.1f} s (x{with_.seconds / base.seconds:.2f}); build process "
+              f"{base.main_kib // 1024} -> {with_.main_kib // 1024} MiB "
+              f"(x{with_.main_kib / base.main_kib:.2f}), all processes "
+              f"{base.tree_kib // 1024} -> {with_.tree_kib // 1024} MiB "
+              f"(x{with_.tree_kib / base.tree_kib:.2f})")
+    added = [measured[count, True].seconds - measured[count, False].seconds
+             for count in (1, copies)]
+    print(f"  time mdchunk adds: {added[0]:.2f} s -> {added[1]:.2f} s "
+          f"(x{added[1] / added[0]:.1f} for x{copies} the pages)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--copies", type=int, default=10)
+    parser.add_argument("--builds", action="store_true",
+                        help="also compare whole mkdocs builds of 1 and --copies copies")
     args = parser.parse_args()
     if not any(NODEJS_API.glob("*.md")):
         raise SystemExit(f"skipped: the Node.js API docs are not installed at {NODEJS_API}")
@@ -63,6 +96,9 @@ def main() -> None:
     print(f"  {args.copies} copies: {many:.2f} s CPU, {many_chunks} chunks")
     print(f"  cost ratio {many / one:.2f} for {args.copies}x the pages "
           f"({many / one / args.copies:.3f} per copy)")
+    if args.builds:
+        with tempfile.TemporaryDirectory() as folder:
+            whole_builds(Path(folder), args.copies)
 
 
 if __name__ == "__main__":

@@ -62,10 +62,13 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     raise TokenizerError(f"cannot load tiktoken encoding {name!r} ({detail}). {_HOW_TO_FIX}.")
 
 
-def tiktoken_counter(name: str, *, cache_size: int = 1 << 16) -> TokenCounter:
+def tiktoken_counter(name: str, *, cache_size: int = 4096) -> TokenCounter:
     """A memoized counter for the tiktoken encoding `name`.
 
     Special-token text such as `<|endoftext|>` is counted as ordinary text, never rejected.
+    The repeats are counts of the same text while one page is packed: over the Node.js docs
+    (35,237 counts) 4,096 entries keep 11,816 of the 12,570 hits that 65,536 entries get, and
+    the memo no longer grows with the site (65,536 entries held 22,667 texts, 3 MiB).
     """
     encode = load_encoding(name).encode_ordinary
 
