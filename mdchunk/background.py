@@ -10,6 +10,8 @@ are chunked inline.
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import contextlib
 import dataclasses
 import logging
@@ -56,8 +58,11 @@ class BackgroundChunker:
     """
 
     def __init__(self, options: ChunkOptions, *, site_url: str = "", processed_at: str,
-                 output: OutputSettings, workers: int = 1) -> None:
+                 output: OutputSettings, workers: int = 1, max_in_flight: int = 16) -> None:
         self.options = options
+        self.max_in_flight = max_in_flight
+        """How many pages may wait for a worker: `submit` waits for the oldest beyond that."""
+        self._in_flight: collections.deque[Future[PageOutput]] = collections.deque()
         self._pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -88,8 +93,22 @@ class BackgroundChunker:
         (`PageOutput.without_content`): the build's own process reads the rest back when it
         writes the index, and never holds every page's records at once."""
         self.start()
+        self._wait_for_room()
         with _main_module_hidden():  # a worker may be started by this submit
-            return self._pool.submit(_chunk, page, cache)
+            future = self._pool.submit(_chunk, page, cache)
+        self._in_flight.append(future)
+        return future
+
+    def _wait_for_room(self) -> None:
+        """Wait while `max_in_flight` pages are waiting: a worker slower than the engine (its
+        core busy with other work) would otherwise leave every page's HTML queued in this
+        process. Over ten copies of the Node.js docs on a loaded machine that queue held
+        about 30 MiB; when the worker keeps up, nothing waits here."""
+        in_flight = self._in_flight
+        while in_flight and in_flight[0].done():
+            in_flight.popleft()
+        while len(in_flight) >= self.max_in_flight:
+            concurrent.futures.wait([in_flight.popleft()])
 
     def close(self) -> None:
         """Stop the workers (pending pages are still chunked)."""

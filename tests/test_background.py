@@ -1,0 +1,41 @@
+"""The worker processes: pages chunked there match inline chunking, and the queue is bounded."""
+
+from __future__ import annotations
+
+import pytest
+
+from mdchunk.background import BackgroundChunker
+from mdchunk.options import ChunkOptions
+from mdchunk.page_output import OutputSettings, page_output
+from mdchunk.pipeline import Chunker, PageInput
+
+PROCESSED_AT = "2024-01-01T00:00:00Z"
+
+
+def _pages(count: int) -> list[PageInput]:
+    return [PageInput(html=f"<h1>Page {number}</h1><p>{'Some words. ' * 200}</p>"
+                           f"<h2 id='more'>More</h2><pre><code>x = {number}</code></pre>",
+                      source_path=f"p{number}.md", url=f"p{number}/", title=f"Page {number}")
+            for number in range(count)]
+
+
+def test_pages_wait_for_room_and_match_inline_chunking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `max_in_flight=2`, submitting a page first waits for all but the last page sent:
+    a worker slower than the engine never leaves every page's HTML queued in its process."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # records without timings
+    options = ChunkOptions.validated({})
+    settings = OutputSettings(formats=("native", "flat"))
+    background = BackgroundChunker(options, processed_at=PROCESSED_AT, output=settings,
+                                   max_in_flight=2)
+    try:
+        futures = []
+        for page in _pages(6):
+            futures.append(background.submit(page))
+            assert all(future.done() for future in futures[:-2])
+        results = [future.result() for future in futures]
+    finally:
+        background.close()
+    inline = Chunker(options, processed_at=PROCESSED_AT)
+    expected = [page_output(inline.chunk_page(page), settings) for page in _pages(6)]
+    assert results == expected
+    assert all(result.chunks >= 2 and not result.stored for result in results)
