@@ -1,13 +1,13 @@
 """Chunked pages kept on disk across builds: a build chunks only the pages that changed.
 
 One file per page, named by the sha256 of the mdchunk version, the entry layout, the build's
-settings and the page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings changed
-has another name, so an entry is never stale, only unused: `prune` removes those no current page
-uses. An entry is a line of JSON each: a header (what the entry was made for, the page's counts
-and warnings, how many records of each format follow), the page Markdown, the inspector's data,
-then the records of each format in turn, as they are written in the index. A build holds only
-the headers of its pages (`PageOutput.without_content`) and streams the records from the entries
-when it writes the index.
+settings and the page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or
+settings changed has another name, so an entry is never stale, only unused: `prune` removes
+those no current page uses. An entry is a line of JSON each: a header (what the entry was made
+for, the page's counts and warnings, how many records of each format follow), the page
+Markdown, the inspector's data, then the records of each format in turn, as they are written in
+the index. A build holds only the headers of its pages (`PageOutput.without_content`) and
+streams the records from the entries when it writes the index.
 
 A manifest (`manifest.json`) names the entry of each page of the last build that had every page:
 a build that renders only some pages (`mkdocs build --dirty`) finds the others through it, by

@@ -188,10 +188,13 @@ class _ChunkBuilder:
         self.text = parsed.markdown
         self.blocks = parsed.blocks
         self.block_starts = [block.start for block in parsed.blocks]
-        self.all_blocks = list(parsed.walk())
+        self.all_blocks, self.nested_lists, self.nested_items = _flatten(parsed.blocks)
         self.all_starts = [block.start for block in self.all_blocks]
-        self.newlines = [match.start() for match in re.finditer("\n", self.text)]
-        self.nested_lists, self.nested_items = _nesting(parsed.blocks)
+        self.all_kinds = [block.kind for block in self.all_blocks]
+        # Blocks that `_features` looks at one by one: most count by their kind alone.
+        self.detailed = [index for index, block in enumerate(self.all_blocks)
+                         if block.kind in _DETAILED or block.language or block.inline_math]
+        self.line_cursor = (0, 1)  # an offset of the text and its line, for `_line`
         self.elapsed = elapsed
         self.meta = _plain(dict(page.meta))
 
@@ -201,7 +204,7 @@ class _ChunkBuilder:
         text = self.text[start:end]
         path = piece.section.path
         header_path = tuple(heading.title for heading in path)
-        section_slug = piece.section.anchor
+        section_slug = next((heading.anchor for heading in reversed(path) if heading.anchor), "")
         tokens = self.span_tokens(start, end)
         context = _context(self.page.title, header_path)
         url = f"{self.page.url}#{section_slug}" if section_slug else self.page.url
@@ -254,8 +257,8 @@ class _ChunkBuilder:
             site_url=self.chunker.site_url,
             char_start=start,
             char_end=end,
-            start_line=bisect.bisect_left(self.newlines, start) + 1,
-            end_line=bisect.bisect_left(self.newlines, end) + 1,
+            start_line=self._line(start),
+            end_line=self._line(end),
             tokens=tokens,
             embed_tokens=self._embed_tokens(embed_text, text, tokens),
             block_types=tuple(dict.fromkeys(b.kind for b in top)),
@@ -279,6 +282,11 @@ class _ChunkBuilder:
         those starting inside it, and those that enclose `start` (a chunk cut mid-block)."""
         first = bisect.bisect_left(starts, start)
         last = bisect.bisect_left(starts, end)
+        return self._enclosing(start, deep=blocks is self.all_blocks) + list(blocks[first:last])
+
+    def _enclosing(self, start: int, *, deep: bool) -> list[Block]:
+        """The top-level block that encloses `start` (strictly), and with `deep` the blocks
+        inside it that do too, outermost first."""
         enclosing: list[Block] = []
         index = bisect.bisect_left(self.block_starts, start) - 1
         level: Sequence[Block] = self.blocks[index : index + 1] if index >= 0 else ()
@@ -287,8 +295,20 @@ class _ChunkBuilder:
             if holder is None:
                 break
             enclosing.append(holder)
-            level = holder.children if blocks is self.all_blocks else ()
-        return enclosing + list(blocks[first:last])
+            level = holder.children if deep else ()
+        return enclosing
+
+    def _line(self, offset: int) -> int:
+        """1-based line of `offset` in the page Markdown, counted on from the last one asked
+        (chunks come in order), rather than bisected in a list of every line end: with
+        `_flatten`, the builders of the Node.js docs take 0.011 s instead of 0.027 s."""
+        cursor, line = self.line_cursor
+        if offset >= cursor:
+            line += self.text.count("\n", cursor, offset)
+        else:
+            line -= self.text.count("\n", offset, cursor)
+        self.line_cursor = (offset, line)
+        return line
 
     def _embed_tokens(self, embed_text: str, text: str, tokens: int) -> int:
         """Exact tokens of the embed text, without counting the chunk's text again.
@@ -313,16 +333,23 @@ class _ChunkBuilder:
         return [b for b in self.blocks[first:last] if b.kind == "heading"]
 
     def _features(self, start: int, end: int) -> Features:
-        counts: dict[str, int] = {}
+        # Kinds are counted in a slice of `all_kinds`; only the blocks that need more than
+        # their kind (`detailed`) are visited one by one (Node.js docs: 0.033 s -> 0.026 s).
+        first = bisect.bisect_left(self.all_starts, start)
+        last = bisect.bisect_left(self.all_starts, end)
+        enclosing = self._enclosing(start, deep=True)
+        kinds = [block.kind for block in enclosing] + self.all_kinds[first:last]
+        detailed = self.detailed
+        inside = detailed[bisect.bisect_left(detailed, first) : bisect.bisect_left(detailed, last)]
         languages: set[str] = set()
         code_languages: list[str] = []
         inline = ordered = nested_lists = nested_items = 0
         rows = columns = with_header = 0
-        for block in self._overlapping(self.all_blocks, self.all_starts, start, end):
-            counts[block.kind] = counts.get(block.kind, 0) + 1
+        for block in enclosing + [self.all_blocks[index] for index in inside]:
             if block.language:
                 languages.add(block.language)
-            inline += sum(1 for offset in block.inline_math if start <= offset < end)
+            if block.inline_math:
+                inline += sum(1 for offset in block.inline_math if start <= offset < end)
             if block.kind == "list":
                 nested = id(block) in self.nested_lists
                 nested_lists += nested
@@ -337,15 +364,15 @@ class _ChunkBuilder:
                 columns = max(columns, width)
                 with_header += header
         return Features(
-            headings=counts.get("heading", 0),
-            paragraphs=counts.get("paragraph", 0),
-            lists=counts.get("list", 0),
-            list_items=counts.get("item", 0),
-            code_blocks=counts.get("code", 0),
-            tables=counts.get("table", 0),
-            equations_display=counts.get("math", 0),
+            headings=kinds.count("heading"),
+            paragraphs=kinds.count("paragraph"),
+            lists=kinds.count("list"),
+            list_items=kinds.count("item"),
+            code_blocks=kinds.count("code"),
+            tables=kinds.count("table"),
+            equations_display=kinds.count("math"),
             equations_inline=inline,
-            admonitions=counts.get("admonition", 0),
+            admonitions=kinds.count("admonition"),
             languages=tuple(sorted(languages)),
             heading_levels=tuple(heading.level for heading in self._headings_in(start, end)),
             ordered_lists=ordered,
@@ -372,23 +399,32 @@ class _ChunkBuilder:
         return "" if end is None else text[:end]
 
 
-def _nesting(blocks: Sequence[Block]) -> tuple[set[int], set[int]]:
-    """Ids of the lists that sit inside another list, and of the list items that hold more than
-    their text (a sublist, code, a table, further paragraphs)."""
+#: Kinds of the blocks `_ChunkBuilder._features` looks at one by one (besides any with a
+#: language or inline math).
+_DETAILED = frozenset({"list", "item", "code", "table"})
+
+
+def _flatten(blocks: Sequence[Block]) -> tuple[list[Block], set[int], set[int]]:
+    """Every block in document order (`ParsedPage.walk`); the ids of the lists that sit inside
+    another list; those of the list items that hold more than their text (a sublist, code, a
+    table, further paragraphs). One walk for all three (see `_ChunkBuilder._line`)."""
+    flat: list[Block] = []
     nested_lists: set[int] = set()
     nested_items: set[int] = set()
-    stack: list[tuple[Block, bool]] = [(block, False) for block in blocks]
+    stack: list[tuple[Block, bool]] = [(block, False) for block in reversed(blocks)]
     while stack:
         block, in_list = stack.pop()
+        flat.append(block)
         if block.kind == "list":
             if in_list:
                 nested_lists.add(id(block))
             for item in block.children:
                 if len(item.children) > 1 or any(c.kind != "paragraph" for c in item.children):
                     nested_items.add(id(item))
-        inside = in_list or block.kind == "list"
-        stack.extend((child, inside) for child in block.children)
-    return nested_lists, nested_items
+            in_list = True
+        if block.children:
+            stack.extend((child, in_list) for child in reversed(block.children))
+    return flat, nested_lists, nested_items
 
 
 def _table_shape(table: str) -> tuple[int, int, bool]:

@@ -848,3 +848,12 @@ def test_native_features_only_gain_keys() -> None:
         record["features"])
     assert record["features"]["codeLanguages"] == ["python"]
     assert record["features"]["headingLevels"] == [2]
+
+
+@given(st.text(st.characters(exclude_categories=("Cs",)), max_size=80))
+@settings(max_examples=300)
+def test_uuid5_text_is_the_standard_uuid5(name: str) -> None:
+    """The chunk uuids are built without `uuid.UUID` objects, and are the same text."""
+    from mdchunk.chunk import UUID_NAMESPACE, uuid5_text
+
+    assert uuid5_text(name) == str(uuid.uuid5(UUID_NAMESPACE, name))
