@@ -1,6 +1,6 @@
 """Does chunking cost grow linearly with the site? One run, side by side (a ratio).
 
-    python benchmarks/scaling.py [--copies 10] [--builds]
+    python benchmarks/scaling.py [--copies 10] [--builds [--theme material]]
 
 Builds the Node.js API docs once with MkDocs (see corpus.py), takes every page's rendered
 body, then chunks the pages once and `--copies` times over (as distinct pages) with one
@@ -11,7 +11,8 @@ memoized across copies (a fresh counter per page set), so every copy is real wor
 `--builds` also runs whole `mkdocs build`s of the site and of `--copies` copies of it, without
 and with mdchunk (first builds: empty page cache), and prints what mdchunk adds to each in time
 and in peak memory: the memory of the build's own process should not grow with the site (the
-records stream from the page cache), nor the worker's much (one page at a time).
+records stream from the page cache), nor the worker's much (one page at a time). For scale, it
+also prints what MkDocs' own `search` plugin costs the same build.
 """
 
 from __future__ import annotations
@@ -51,26 +52,29 @@ def chunk_all(pages: list[PageInput], copies: int) -> tuple[float, int]:
     return time.process_time() - started, chunks
 
 
-def whole_builds(folder: Path, copies: int) -> None:
-    """Print the first builds of 1 and `copies` copies of the site, without and with mdchunk."""
-    measured: dict[tuple[int, bool], Run] = {}
+def whole_builds(folder: Path, copies: int, theme: str) -> None:
+    """Print the first builds of 1 and `copies` copies of the site, without and with mdchunk,
+    and (for scale) what MkDocs' own `search` plugin costs the same builds."""
+    plugins = {"bare": [], "search": ["search"], "mdchunk": ["search", "mdchunk"]}
+    measured: dict[tuple[int, str], Run] = {}
     for count in (1, copies):
-        for with_mdchunk in (False, True):
-            config = nodejs_site(folder / f"{count}-{with_mdchunk}", copies=count,
-                                 plugins=["search", "mdchunk"] if with_mdchunk else ["search"])
+        for name, listed in plugins.items():
+            config = nodejs_site(folder / f"{count}-{name}", copies=count, theme=theme,
+                                 plugins=listed)
             assert config is not None
-            measured[count, with_mdchunk] = run(
+            measured[count, name] = run(
                 [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)])
-    print(f"whole first builds (one run each), {copies} copies against 1:")
+    print(f"whole first builds, {theme} theme (one run each), {copies} copies against 1:")
     for count in (1, copies):
-        base, with_ = measured[count, False], measured[count, True]
+        bare, base, with_ = (measured[count, name] for name in plugins)
         print(f"  {count:>2} cop{'y' if count == 1 else 'ies'}: {base.seconds:.1f} s -> "
               f"{with_.seconds:.1f} s (x{with_.seconds / base.seconds:.2f}); build process "
               f"{base.main_kib // 1024} -> {with_.main_kib // 1024} MiB "
               f"(x{with_.main_kib / base.main_kib:.2f}), all processes "
               f"{base.tree_kib // 1024} -> {with_.tree_kib // 1024} MiB "
-              f"(x{with_.tree_kib / base.tree_kib:.2f})")
-    added = [measured[count, True].seconds - measured[count, False].seconds
+              f"(x{with_.tree_kib / base.tree_kib:.2f}); for scale, search costs "
+              f"x{base.seconds / bare.seconds:.2f} ({bare.seconds:.1f} s without it)")
+    added = [measured[count, "mdchunk"].seconds - measured[count, "search"].seconds
              for count in (1, copies)]
     print(f"  time mdchunk adds: {added[0]:.2f} s -> {added[1]:.2f} s "
           f"(x{added[1] / added[0]:.1f} for x{copies} the pages)")
@@ -81,6 +85,8 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--builds", action="store_true",
                         help="also compare whole mkdocs builds of 1 and --copies copies")
+    parser.add_argument("--theme", choices=["mkdocs", "material"], default="mkdocs",
+                        help="theme of the --builds sites (material: with pymdownx)")
     args = parser.parse_args()
     if not any(NODEJS_API.glob("*.md")):
         raise SystemExit(f"skipped: the Node.js API docs are not installed at {NODEJS_API}")
@@ -98,7 +104,7 @@ def main() -> None:
           f"({many / one / args.copies:.3f} per copy)")
     if args.builds:
         with tempfile.TemporaryDirectory() as folder:
-            whole_builds(Path(folder), args.copies)
+            whole_builds(Path(folder), args.copies, args.theme)
 
 
 if __name__ == "__main__":

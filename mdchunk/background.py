@@ -94,8 +94,12 @@ class BackgroundChunker:
         writes the index, and never holds every page's records at once."""
         self.start()
         self._wait_for_room()
+        # Sent as bytes: pickling a non-ASCII str leaves a UTF-8 copy of it cached inside the
+        # str for as long as it lives, and MkDocs keeps every page's HTML to the end of the
+        # build (7 MiB more for two copies of the Node.js docs with Material, 129 pages).
+        html = page.html.encode("utf-8", "surrogatepass")
         with _main_module_hidden():  # a worker may be started by this submit
-            future = self._pool.submit(_chunk, page, cache)
+            future = self._pool.submit(_chunk, dataclasses.replace(page, html=""), html, cache)
         self._in_flight.append(future)
         return future
 
@@ -166,7 +170,8 @@ def _load() -> None:
     _worker_chunker()
 
 
-def _chunk(page: PageInput, cache: CacheSlot | None) -> PageOutput:
+def _chunk(page: PageInput, html: bytes, cache: CacheSlot | None) -> PageOutput:
+    page = dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass"))
     chunker = _worker_chunker()
     assert _settings is not None
     output = page_output(chunker.chunk_page(page), _settings[3], chunker.timer)

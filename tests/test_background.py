@@ -39,3 +39,26 @@ def test_pages_wait_for_room_and_match_inline_chunking(monkeypatch: pytest.Monke
     expected = [page_output(inline.chunk_page(page), settings) for page in _pages(6)]
     assert results == expected
     assert all(result.chunks >= 2 and not result.stored for result in results)
+
+
+def test_a_page_sent_to_a_worker_keeps_its_html_as_it_was(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine keeps every page's HTML to the end of its build: sending a page must not
+    attach a UTF-8 copy to that text (pickling a non-ASCII str does), and the worker must see
+    the same text, lone surrogates included."""
+    import sys
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    pages = [PageInput(html=f"<h1>Été</h1><p>{'Ünïcödé wörds. ' * 2000}{odd}</p>",
+                       source_path=f"u{number}.md", url=f"u{number}/", title="Été")
+             for number, odd in enumerate(["", "A lone \ud800 surrogate."])]
+    sizes = [sys.getsizeof(page.html) for page in pages]
+    options = ChunkOptions.validated({})
+    background = BackgroundChunker(options, processed_at=PROCESSED_AT, output=OutputSettings())
+    try:
+        results = [background.submit(page).result() for page in pages]
+    finally:
+        background.close()
+    assert [sys.getsizeof(page.html) for page in pages] == sizes
+    inline = Chunker(options, processed_at=PROCESSED_AT)
+    assert results == [page_output(inline.chunk_page(page), OutputSettings()) for page in pages]
