@@ -63,13 +63,23 @@ class BackgroundChunker:
         self.max_in_flight = max_in_flight
         """How many pages may wait for a worker: `submit` waits for the oldest beyond that."""
         self._in_flight: collections.deque[Future[PageOutput]] = collections.deque()
-        self._pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_initialize,
-            initargs=((options, site_url, processed_at, output),),
-        )
+        self._settings: _Settings = (options, site_url, processed_at, output)
+        self._workers = workers
+        self._pool: ProcessPoolExecutor | None = None
         self._ready: Future[None] | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        """The worker pool, made with the first page: making one starts multiprocessing's
+        resource tracker (a process of 13 MiB), which a build whose pages all come from a
+        cache does not need."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self._workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_initialize,
+                initargs=(self._settings,),
+            )
+        return self._pool
 
     @property
     def ready(self) -> Future[None]:
@@ -80,7 +90,7 @@ class BackgroundChunker:
         """
         if self._ready is None:
             with _main_module_hidden():
-                self._ready = self._pool.submit(_load)
+                self._ready = self._executor().submit(_load)
         return self._ready
 
     def start(self) -> None:
@@ -99,7 +109,8 @@ class BackgroundChunker:
         # build (7 MiB more for two copies of the Node.js docs with Material, 129 pages).
         html = page.html.encode("utf-8", "surrogatepass")
         with _main_module_hidden():  # a worker may be started by this submit
-            future = self._pool.submit(_chunk, dataclasses.replace(page, html=""), html, cache)
+            future = self._executor().submit(
+                _chunk, dataclasses.replace(page, html=""), html, cache)
         self._in_flight.append(future)
         return future
 
@@ -116,7 +127,8 @@ class BackgroundChunker:
 
     def close(self) -> None:
         """Stop the workers (pending pages are still chunked)."""
-        self._pool.shutdown(wait=True, cancel_futures=False)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=False)
 
 
 @contextlib.contextmanager
