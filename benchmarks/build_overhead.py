@@ -9,7 +9,7 @@ build (mdchunk's page cache emptied before each run) and a rebuild of the unchan
 page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
 (Material with pymdownx extensions), `sphinx` (MyST, serial) and `sphinx-j2` (MyST, `-j 2`).
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
-all processes together.
+all processes together (summed PSS: the pages they share are counted once).
 
 Then it times the chunking step alone on one core (rendered HTML to final records with exact
 token counts, tokenizer loaded, no cache) and prints its throughput in MB of source Markdown

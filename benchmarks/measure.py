@@ -1,10 +1,12 @@
 """Timing a whole command, side by side with another: what every build benchmark shares.
 
 `run` times one command in a fresh process and reads two memory figures: the peak RSS of the
-command's own process (from the kernel, at exit) and the peak of the summed RSS of it and every
-process it started (sampled from /proc every 20 ms: mdchunk's MkDocs worker is a
-second process). `compare` runs two commands in turn, A B A B ..., so that a machine whose speed
-drifts slows both alike, and reports medians and ratios.
+command's own process (from the kernel, at exit) and the peak of the summed PSS of it and every
+process it started (sampled from /proc every 20 ms: mdchunk's MkDocs worker is a second
+process). PSS splits each shared page among the processes that map it, so the Python binary
+and libraries that the worker shares with the build are counted once, as they are spent;
+summed RSS would count them in every process. `compare` runs two commands in turn, A B A B
+..., so that a machine whose speed drifts slows both alike, and reports medians and ratios.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class Run:
     main_kib: int
     """Peak RSS of the command's own process."""
     tree_kib: int
-    """Peak of the summed RSS of the command's process and its descendants (sampled)."""
+    """Peak of the summed PSS of the command's process and its descendants (sampled; RSS where
+    the kernel gives no PSS)."""
 
 
 def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02) -> Run:
@@ -44,28 +47,38 @@ def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02)
         waited, status, usage = os.wait4(process.pid, os.WNOHANG)
         if waited:
             break
-        tree_peak = max(tree_peak, _tree_rss_kib(process.pid))
+        tree_peak = max(tree_peak, _tree_pss_kib(process.pid))
         time.sleep(interval)
     elapsed = time.perf_counter() - started
     errors = process.stderr.read().decode(errors="replace") if process.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{errors[-2000:]}")
-    return Run(elapsed, usage.ru_maxrss, max(tree_peak, usage.ru_maxrss))
+    return Run(elapsed, usage.ru_maxrss, tree_peak)
 
 
-def _tree_rss_kib(pid: int) -> int:
-    """Summed RSS (KiB) of `pid` and its descendants, now (0 for a process already gone)."""
+def _tree_pss_kib(pid: int) -> int:
+    """Summed PSS (KiB) of `pid` and its descendants, now (0 for a process already gone)."""
     total, pending = 0, [pid]
     while pending:
         current = pending.pop()
         try:
-            statm = Path(f"/proc/{current}/statm").read_text().split()
-            total += int(statm[1]) * _PAGE_KIB
+            total += _pss_kib(current)
             for task in Path(f"/proc/{current}/task").iterdir():
                 pending.extend(int(child) for child in (task / "children").read_text().split())
         except (OSError, ValueError, IndexError):
             continue
     return total
+
+
+def _pss_kib(pid: int) -> int:
+    """The PSS of `pid` (KiB), or its RSS where the kernel has no `smaps_rollup`."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE_KIB
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,7 +109,7 @@ class Comparison:
 
 TABLE_HEADER = [
     "| build | without mdchunk | with mdchunk | time ratio | peak RSS, build process "
-    "(without / with: ratio) | peak RSS, all processes (without / with: ratio) |",
+    "(without / with: ratio) | peak PSS, all processes (without / with: ratio) |",
     "|---|---|---|---|---|---|",
 ]
 

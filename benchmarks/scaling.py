@@ -70,7 +70,7 @@ def whole_builds(folder: Path, copies: int, theme: str) -> None:
         print(f"  {count:>2} cop{'y' if count == 1 else 'ies'}: {base.seconds:.1f} s -> "
               f"{with_.seconds:.1f} s (x{with_.seconds / base.seconds:.2f}); build process "
               f"{base.main_kib // 1024} -> {with_.main_kib // 1024} MiB "
-              f"(x{with_.main_kib / base.main_kib:.2f}), all processes "
+              f"(x{with_.main_kib / base.main_kib:.2f}), all processes (PSS) "
               f"{base.tree_kib // 1024} -> {with_.tree_kib // 1024} MiB "
               f"(x{with_.tree_kib / base.tree_kib:.2f}); for scale, search costs "
               f"x{base.seconds / bare.seconds:.2f} ({bare.seconds:.1f} s without it)")
