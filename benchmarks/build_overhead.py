@@ -1,13 +1,15 @@
 """What mdchunk costs a build, side by side in one run (ratios, not absolute times).
 
-    python benchmarks/build_overhead.py [--runs 5] [--engine mkdocs material sphinx sphinx-j2]
+    python benchmarks/build_overhead.py [--runs 5] [--engine mkdocs material mkdocs-inline
+                                         sphinx sphinx-j2]
 
 Builds the Node.js API docs (see corpus.py) without and with mdchunk, alternating the two so
 that machine noise hits both alike, and prints a Markdown table of the median wall time and
 peak memory of each, and the median of the pairwise ratios. MkDocs is measured twice: a first
 build (mdchunk's page cache emptied before each run) and a rebuild of the unchanged site (every
 page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
-(Material with pymdownx extensions), `sphinx` (MyST, serial) and `sphinx-j2` (MyST, `-j 2`).
+(Material with pymdownx extensions), `mkdocs-inline` (a first build with `workers: 0`: chunking
+in the build's own process), `sphinx` (MyST, serial) and `sphinx-j2` (MyST, `-j 2`).
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
 all processes together (summed PSS: the pages they share are counted once).
 
@@ -32,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
 
-ENGINES = ("mkdocs", "material", "sphinx", "sphinx-j2")
+ENGINES = ("mkdocs", "material", "mkdocs-inline", "sphinx", "sphinx-j2")
 
 
 def timed_build(config: Path) -> tuple[float, int]:
@@ -55,6 +57,18 @@ def mkdocs_comparisons(folder: Path, theme: str, runs: int) -> dict[str, Compari
     again = ["sh", "-c", f"true && exec {build} {shlex.quote(str(with_))}"]
     return {"first build": compare(without, first, runs=runs),
             "unchanged site, page cache filled": compare(without, again, runs=runs)}
+
+
+def inline_comparison(folder: Path, runs: int) -> Comparison:
+    """The build without mdchunk against a first build with `workers: 0` (one process)."""
+    base = nodejs_site(folder / "without", plugins=["search"])
+    with_ = nodejs_site(folder / "with", plugins=["search", {"mdchunk": {"workers": 0}}])
+    assert base is not None and with_ is not None
+    build = f"{shlex.quote(sys.executable)} -m mkdocs build -q -f"
+    empty_cache = f"rm -rf {shlex.quote(str(with_.parent / '.cache'))}"
+    return compare(["sh", "-c", f"true && exec {build} {shlex.quote(str(base))}"],
+                   ["sh", "-c", f"{empty_cache} && exec {build} {shlex.quote(str(with_))}"],
+                   runs=runs)
 
 
 def sphinx_comparison(folder: Path, jobs: int, runs: int) -> Comparison:
@@ -129,6 +143,10 @@ def main() -> None:
                 name = f"MkDocs, {'default theme' if engine == 'mkdocs' else 'Material'}"
                 for case, comparison in mkdocs_comparisons(place, engine, args.runs).items():
                     print("\n".join(comparison.rows(f"{name}: {case}")), flush=True)
+            elif engine == "mkdocs-inline":
+                comparison = inline_comparison(place, args.runs)
+                print("\n".join(comparison.rows("MkDocs, default theme: first build, "
+                                                "workers: 0")), flush=True)
             else:
                 jobs = 2 if engine == "sphinx-j2" else 1
                 comparison = sphinx_comparison(place, jobs, args.runs)
