@@ -117,8 +117,8 @@ class BackgroundChunker:
     def _wait_for_room(self) -> None:
         """Wait while `max_in_flight` pages are waiting: a worker slower than the engine (its
         core busy with other work) would otherwise leave the HTML of every waiting page queued
-        in this process (150 KB a page in the Node.js docs). When the worker keeps up, nothing
-        waits here: none of the 64 submits of a Node.js-docs build waited 1 ms."""
+        in this process (70 KB a page on average in the Node.js docs). When the worker keeps up,
+        nothing waits here: none of the 64 submits of a Node.js-docs build waited 1 ms."""
         in_flight = self._in_flight
         while in_flight and in_flight[0].done():
             in_flight.popleft()
