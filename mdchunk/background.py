@@ -3,9 +3,9 @@
 MkDocs renders pages one after the other on one core. Handing each rendered page to a worker
 process puts the chunking (HTML walk, packing, token counts, and loading the tokenizer) on
 another core: the build waits only for what is left when the last page is rendered. The
-workers also make each page's records in every output format (`mdchunk.page_output`), so the
-build's own process only joins and writes them. On one core there is nothing to gain, and pages
-are chunked inline.
+workers also make each page's records in every output format (`mdchunk.page_output`) and keep
+them in the page cache, so the build's own process only reads them back while it writes the
+index. On one core there is nothing to gain, and pages are chunked inline.
 """
 
 from __future__ import annotations

@@ -237,7 +237,7 @@ class _ChunkBuilder:
             has_overlap_previous=start < piece.start,
             has_overlap_next=number + 1 < total and starts[number + 1] < pieces[number + 1].start,
         )
-        top = self._overlapping(self.blocks, self.block_starts, start, end)
+        top = self._top_blocks(start, end)
         return Chunk(
             doc_name=self.page.doc_name,
             chunk_number=number,
@@ -276,13 +276,12 @@ class _ChunkBuilder:
             adaptive=piece.adaptive,
         )
 
-    def _overlapping(self, blocks: Sequence[Block], starts: list[int], start: int, end: int
-                     ) -> list[Block]:
-        """Blocks (in document order, `starts` their offsets) that overlap `[start, end)`:
-        those starting inside it, and those that enclose `start` (a chunk cut mid-block)."""
-        first = bisect.bisect_left(starts, start)
-        last = bisect.bisect_left(starts, end)
-        return self._enclosing(start, deep=blocks is self.all_blocks) + list(blocks[first:last])
+    def _top_blocks(self, start: int, end: int) -> list[Block]:
+        """The top-level blocks that overlap `[start, end)`, in document order: those starting
+        inside it, and the one that encloses `start` (a chunk cut mid-block)."""
+        first = bisect.bisect_left(self.block_starts, start)
+        last = bisect.bisect_left(self.block_starts, end)
+        return self._enclosing(start, deep=False) + list(self.blocks[first:last])
 
     def _enclosing(self, start: int, *, deep: bool) -> list[Block]:
         """The top-level block that encloses `start` (strictly), and with `deep` the blocks

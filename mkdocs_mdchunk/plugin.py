@@ -352,8 +352,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                 else "")
 
     def _update_cache(self, site: Path) -> None:
-        """Keep the pages the cache lacks (those chunked in this build); then, when the index has
-        every page, name them in the manifest and remove the entries no current page uses.
+        """When the index has every page, name them in the manifest and remove the entries no
+        current page uses (the pages themselves went into the cache as they were kept, `_keep`).
 
         A build has every page when each one was rendered, kept from an earlier build of this
         process (`mkdocs serve`, also with `--dirty`) or taken through the manifest (`mkdocs

@@ -133,7 +133,7 @@ class MdChunkBuild:
             if app.config.mdchunk_write_markdown:
                 html_file = Path(app.builder.get_outfilename(pagename))
                 write_text(html_file.with_suffix(".md"), result.markdown, durable=False)
-            # The page Markdown is in its .md file (and the inspector data): not kept twice.
+            # The page Markdown is in its .md file: the shard does not hold it twice.
             output = dataclasses.replace(
                 output, markdown="", timings={**output.timings, "write": writing.seconds["write"]})
             write_text(shard, dumps({"fingerprint": self.fingerprint, "build": self.build,
