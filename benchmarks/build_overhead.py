@@ -1,7 +1,7 @@
 """What mdchunk costs a build, side by side in one run (ratios, not absolute times).
 
     python benchmarks/build_overhead.py [--runs 5] [--engine mkdocs material mkdocs-inline
-                                         sphinx sphinx-j2]
+                                         mkdocs-tiktoken sphinx sphinx-j2]
 
 Builds the Node.js API docs (see corpus.py) without and with mdchunk, alternating the two so
 that machine noise hits both alike, and prints a Markdown table of the median wall time and
@@ -9,23 +9,29 @@ peak memory of each, and the median of the pairwise ratios. MkDocs is measured t
 build (mdchunk's page cache emptied before each run) and a rebuild of the unchanged site (every
 page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
 (Material with pymdownx extensions), `mkdocs-inline` (a first build with `workers: 0`: chunking
-in the build's own process), `sphinx` (MyST, serial) and `sphinx-j2` (MyST, `-j 2`).
+in the build's own process), `mkdocs-tiktoken` (a first build counting with tiktoken where
+rs-bpe is installed: `MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial) and `sphinx-j2`
+(MyST, `-j 2`).
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
 all processes together (summed PSS: the pages they share are counted once).
 
 Then it times the chunking step alone on one core (rendered HTML to final records with exact
 token counts, tokenizer loaded, no cache) and prints its throughput in MB of source Markdown
-per second, and the time per stage (`mdchunk.timing`).
+per second, and the time per stage (`mdchunk.timing`), with each token counter installed
+(rs-bpe, `mdchunk[fast]`, and tiktoken).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shlex
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
 
-ENGINES = ("mkdocs", "material", "mkdocs-inline", "sphinx", "sphinx-j2")
+ENGINES = ("mkdocs", "material", "mkdocs-inline", "mkdocs-tiktoken", "sphinx", "sphinx-j2")
 
 
 def timed_build(config: Path) -> tuple[float, int]:
@@ -59,15 +65,18 @@ def mkdocs_comparisons(folder: Path, theme: str, runs: int) -> dict[str, Compari
             "unchanged site, page cache filled": compare(without, again, runs=runs)}
 
 
-def inline_comparison(folder: Path, runs: int) -> Comparison:
-    """The build without mdchunk against a first build with `workers: 0` (one process)."""
+def first_build_comparison(folder: Path, runs: int, *, settings: dict[str, Any] | None = None,
+                           environment: str = "true") -> Comparison:
+    """The build without mdchunk against a first build with mdchunk's `settings`, run after
+    the shell command `environment` (which may export variables)."""
     base = nodejs_site(folder / "without", plugins=["search"])
-    with_ = nodejs_site(folder / "with", plugins=["search", {"mdchunk": {"workers": 0}}])
+    with_ = nodejs_site(folder / "with", plugins=["search", {"mdchunk": settings or {}}])
     assert base is not None and with_ is not None
     build = f"{shlex.quote(sys.executable)} -m mkdocs build -q -f"
     empty_cache = f"rm -rf {shlex.quote(str(with_.parent / '.cache'))}"
-    return compare(["sh", "-c", f"true && exec {build} {shlex.quote(str(base))}"],
-                   ["sh", "-c", f"{empty_cache} && exec {build} {shlex.quote(str(with_))}"],
+    return compare(["sh", "-c", f"{environment} && exec {build} {shlex.quote(str(base))}"],
+                   ["sh", "-c", f"{environment} && {empty_cache} && exec {build} "
+                                f"{shlex.quote(str(with_))}"],
                    runs=runs)
 
 
@@ -144,9 +153,14 @@ def main() -> None:
                 for case, comparison in mkdocs_comparisons(place, engine, args.runs).items():
                     print("\n".join(comparison.rows(f"{name}: {case}")), flush=True)
             elif engine == "mkdocs-inline":
-                comparison = inline_comparison(place, args.runs)
+                comparison = first_build_comparison(place, args.runs, settings={"workers": 0})
                 print("\n".join(comparison.rows("MkDocs, default theme: first build, "
                                                 "workers: 0")), flush=True)
+            elif engine == "mkdocs-tiktoken":
+                comparison = first_build_comparison(
+                    place, args.runs, environment="export MDCHUNK_TOKENIZER=tiktoken")
+                print("\n".join(comparison.rows("MkDocs, default theme: first build, "
+                                                "counted by tiktoken")), flush=True)
             else:
                 jobs = 2 if engine == "sphinx-j2" else 1
                 comparison = sphinx_comparison(place, jobs, args.runs)
@@ -159,10 +173,34 @@ def main() -> None:
     from mdchunk.timing import describe_timings
 
     source_bytes = sum(path.stat().st_size for path in NODEJS_API.glob("*.md"))
-    seconds, chunks, stages = chunking_throughput(pages)
-    print(f"\nchunking alone, one core: {len(pages)} pages, {chunks} chunks in {seconds:.2f} s "
-          f"CPU: {source_bytes / seconds / 1e6:.2f} MB/s of source Markdown")
-    print(f"stages: {describe_timings(stages)}")
+    for counter in token_counters():
+        with counted_by(counter):
+            seconds, chunks, stages = chunking_throughput(pages)
+        print(f"\nchunking alone, one core, counted by {counter}: {len(pages)} pages, {chunks} "
+              f"chunks in {seconds:.2f} s CPU: {source_bytes / seconds / 1e6:.2f} MB/s of source "
+              "Markdown")
+        print(f"stages: {describe_timings(stages)}")
+
+
+def token_counters() -> list[str]:
+    """The token counters this machine has: rs-bpe (`mdchunk[fast]`) where installed, tiktoken."""
+    from mdchunk.tokens import fast_count
+
+    return ["rs-bpe", "tiktoken"] if fast_count("cl100k_base") else ["tiktoken"]
+
+
+@contextlib.contextmanager
+def counted_by(counter: str) -> Iterator[None]:
+    """Chunkers made inside count with `counter` (`MDCHUNK_TOKENIZER`)."""
+    before = os.environ.get("MDCHUNK_TOKENIZER")
+    os.environ["MDCHUNK_TOKENIZER"] = "tiktoken" if counter == "tiktoken" else ""
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["MDCHUNK_TOKENIZER"]
+        else:
+            os.environ["MDCHUNK_TOKENIZER"] = before
 
 
 if __name__ == "__main__":

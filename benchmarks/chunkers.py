@@ -59,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import NODEJS_API, nodejs_site
 from benchmarks.measure import machine
-from mdchunk.tokens import load_encoding
+from mdchunk.tokens import fast_count, load_encoding
 
 if TYPE_CHECKING:
     import tiktoken
@@ -211,12 +211,18 @@ def chonkie(max_tokens: int, encoding: tiktoken.Encoding,
     return prepare
 
 
-def mdchunk(max_tokens: int) -> Callable[[Sequence[Source]], Job]:
+def mdchunk(max_tokens: int, *, tiktoken_only: bool = False
+            ) -> Callable[[Sequence[Source]], Job]:
+    """mdchunk's chunking, counting with its fastest counter (rs-bpe where installed) or, with
+    `tiktoken_only`, with tiktoken like the other chunkers."""
+
     def prepare(sources: Sequence[Source]) -> Job:
         from mdchunk import Chunker, ChunkOptions
+        from mdchunk.tokens import tiktoken_counter, token_counter
 
         # A new Chunker per run: its token counts are memoized per chunker.
-        chunker = Chunker(ChunkOptions(max_tokens=max_tokens))
+        counter = (tiktoken_counter if tiktoken_only else token_counter)(ENCODING)
+        chunker = Chunker(ChunkOptions(max_tokens=max_tokens), counter=counter)
 
         def job() -> list[list[str]]:
             records = [
@@ -400,8 +406,11 @@ def main() -> None:
         Contender("LangChain", langchain(args.max_tokens, encoding), "no/no/no"),
         Contender("LlamaIndex", llamaindex(args.max_tokens, encoding), "no/partial/random"),
         Contender("Chonkie", chonkie(args.max_tokens, encoding, notes), "no/yes/random"),
-        Contender("mdchunk", mdchunk(args.max_tokens), "yes/yes/yes"),
+        Contender("mdchunk", mdchunk(args.max_tokens, tiktoken_only=True), "yes/yes/yes"),
     ]
+    if fast_count(ENCODING):
+        contenders.append(Contender("mdchunk[fast]", mdchunk(args.max_tokens), "yes/yes/yes"))
+        notes.append("mdchunk[fast]: token counts by rs-bpe (the same counts as tiktoken)")
     count = encoding.encode_ordinary
     rows = [measure(c, sources, args.runs, lambda text: len(count(text)), args.max_tokens)
             for c in contenders]

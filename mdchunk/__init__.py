@@ -15,7 +15,7 @@ from mdchunk.model import Block, ParsedPage
 from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
 from mdchunk.pipeline import Chunker, PageChunks, PageInput, build_time
 from mdchunk.profiles import PROFILES, write_profiles
-from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter
+from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter, token_counter
 from mdchunk.tree import Section, build_tree
 from mdchunk.writers import atomic_write, write_jsonl, write_text
 
@@ -51,6 +51,7 @@ __all__ = [
     "load_encoding",
     "parse_html",
     "tiktoken_counter",
+    "token_counter",
     "write_jsonl",
     "write_profiles",
     "write_text",

@@ -191,11 +191,11 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
     from mdchunk.pipeline import Chunker, PageChunks
     from mdchunk.profiles import write_profiles
     from mdchunk.source import markdown_target
-    from mdchunk.tokens import tiktoken_counter
+    from mdchunk.tokens import token_counter
     from mdchunk.writers import write_text
 
     try:
-        counter = tiktoken_counter(options.encoding)
+        counter = token_counter(options.encoding)
     except MdChunkError as error:
         raise _fail(error) from error
     chunker = Chunker(options, counter=counter, site_url=str(output.get("site_url") or ""))
@@ -391,12 +391,12 @@ def validate(index: Path, profile: str | None, check_tokens: bool, pages_dir: Pa
     records = _read(index)
     counter = None
     if check_tokens:
-        from mdchunk.tokens import tiktoken_counter
+        from mdchunk.tokens import token_counter
 
         options = ((records[0].get("metadata") or {}).get("chunkingOptions") or {}
                    if records and isinstance(records[0], dict) else {})
         try:
-            counter = tiktoken_counter(str(options.get("encoding") or "cl100k_base"))
+            counter = token_counter(str(options.get("encoding") or "cl100k_base"))
         except MdChunkError as error:
             raise _fail(error) from error
     problems = validate_records(records, name, markdown_dir=pages_dir or index.parent,

@@ -21,7 +21,7 @@ from mdchunk.model import Block, ParsedPage
 from mdchunk.options import ChunkOptions
 from mdchunk.packing import Packer, Piece, first_true, last_true
 from mdchunk.timing import StageTimer
-from mdchunk.tokens import TokenCounter, tiktoken_counter
+from mdchunk.tokens import TokenCounter, token_counter
 from mdchunk.tree import Section, build_tree
 
 _WORD_START = re.compile(r"(?<=\s)\S")
@@ -92,7 +92,7 @@ class Chunker:
         self.options = options
         self.timer = StageTimer()
         """Seconds per stage over every page this chunker chunked."""
-        self.count = self.timer.counting(counter or tiktoken_counter(options.encoding))
+        self.count = self.timer.counting(counter or token_counter(options.encoding))
         self.site_url = site_url
         self.processed_at = processed_at or build_time()
         self.reproducible = "SOURCE_DATE_EPOCH" in os.environ

@@ -92,7 +92,7 @@ def chunk_site(
         exclude: Glob patterns of page paths (relative to `site_dir`) to leave out.
         write_markdown: Write each page's Markdown beside its HTML.
         output: File name of the native index.
-        counter: A token counter (the options' tiktoken encoding when None).
+        counter: A token counter (`token_counter` of the options' encoding when None).
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.

@@ -1,9 +1,9 @@
 """Where chunking spends its time, stage by stage, so that users can see it in a debug log.
 
 Stages: `parse` (HTML to a tree), `convert` (tree to Markdown blocks), `pack` (the heading tree
-and cutting), `count` (tiktoken), `describe` (the chunk records' fields), `records` (the output
-formats' records, encoded), and `write` (files). Token counting happens inside packing and
-describing; each stage's figure leaves it out, so the figures add up to the whole.
+and cutting), `count` (the token counter), `describe` (the chunk records' fields), `records`
+(the output formats' records, encoded), and `write` (files). Token counting happens inside
+packing and describing; each stage's figure leaves it out, so the figures add up to the whole.
 """
 
 from __future__ import annotations

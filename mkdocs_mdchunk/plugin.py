@@ -56,7 +56,7 @@ from mdchunk.page_output import (
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
-from mdchunk.tokens import tiktoken_counter
+from mdchunk.tokens import token_counter
 from mdchunk.writers import write_text
 from mkdocs_mdchunk.config import MdChunkConfig
 
@@ -127,7 +127,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return config
         self._stop_workers()
         try:
-            counter = tiktoken_counter(options.encoding)
+            counter = token_counter(options.encoding)
         except MdChunkError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         self.chunker = Chunker(options, counter=counter, site_url=config.site_url or "")

@@ -36,7 +36,7 @@ from mdchunk.page_output import (
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
-from mdchunk.tokens import tiktoken_counter
+from mdchunk.tokens import token_counter
 from mdchunk.writers import dumps, write_text
 from sphinx_mdchunk._config import chunk_options
 
@@ -78,7 +78,7 @@ class MdChunkBuild:
             return
         options = chunk_options(app.config)
         try:
-            counter = tiktoken_counter(options.encoding)
+            counter = token_counter(options.encoding)
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk_encoding = {options.encoding!r}: {error}") from error
         site_url = app.config.html_baseurl or ""

