@@ -11,7 +11,8 @@ lxml is used because the stdlib `html.parser` is about ten times slower on large
 The walk is mdchunk's hot path (the Node.js API docs: 72,000 elements, 35,000 blocks). The
 commonest shapes take shortcuts, each noted where it is and each writing exactly what the
 general path writes: elements without attributes, `<code>` holding only text, list items that
-are one paragraph, blocks without children, highlighted code read in one XPath call.
+are one paragraph, paragraphs of text alone, headings of text and code, blocks without
+children, highlighted code read in one libxml2 call.
 """
 
 from __future__ import annotations
@@ -91,8 +92,6 @@ _CLOSE_HTML = re.compile(rb"</html\s*>", re.I)
 _PARSER = lxml.etree.HTMLParser(
     encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True
 )
-#: The text of an element and all its descendants (not its tail), as a plain `str`.
-_STRING = lxml.etree.XPath("string()", smart_strings=False)
 
 
 def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPage:
@@ -270,7 +269,8 @@ class _Writer:
     Every block starts on a boundary of `parts`, which `end` relies on to find its end.
     """
 
-    __slots__ = ("filled", "line_start", "math", "parts", "pos", "prefix", "stack", "top")
+    __slots__ = ("filled", "line_start", "math", "parts", "pos", "prefix", "siblings", "stack",
+                 "top")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -281,6 +281,8 @@ class _Writer:
         #: Per open container, and the page at the bottom: has a child been written?
         self.filled: list[bool] = [False]
         self.top: list[Block] = []
+        #: Where a finished block goes: the children of the innermost open block, or `top`.
+        self.siblings = self.top
         self.math: list[tuple[int, list[str]]] = []
 
     def write(self, text: str) -> None:
@@ -326,6 +328,7 @@ class _Writer:
             self.line_start = False
         block = _Open(kind, self.pos, mark)
         self.stack.append(block)
+        self.siblings = block.children
         self.filled.append(False)
         return block
 
@@ -333,6 +336,7 @@ class _Writer:
         """Close `block`; a block with nothing in it is dropped and its text taken back."""
         assert self.stack and self.stack[-1] is block
         self.stack.pop()
+        self.siblings = self.stack[-1].children if self.stack else self.top
         self.filled.pop()
         start = block.start
         end = self.pos
@@ -350,7 +354,7 @@ class _Writer:
                           block.title, block.anchor, block.language, block.prose)
         if block.math:
             self.math.append((start, block.math))
-        (self.stack[-1].children if self.stack else self.top).append(done)
+        self.siblings.append(done)
         self.filled[-1] = True
         return done
 
@@ -391,8 +395,41 @@ class _Writer:
             del parts[count:]
             self.pos, self.line_start = before, line_start
             return
-        (self.stack[-1].children if self.stack else self.top).append(
+        self.siblings.append(
             _new_block(kind, start, end, (), level, title, anchor, language, prose))
+        if math:
+            self.math.append((start, math))
+        self.filled[-1] = True
+
+    def paragraph(self, text: str, blank: bool, math: list[str] | None) -> None:
+        """`leaf("paragraph", text, blank=blank, prose=True, math=math)` of a text from
+        `_paragraph_text` or `_text_paragraph` (stripped, not empty: nothing to take back).
+
+        The commonest block, without `leaf`'s keywords and checks: 1.4 -> 0.8 us a paragraph.
+        """
+        parts = self.parts
+        prefix = self.prefix
+        start = self.pos
+        line_start = self.line_start
+        if self.filled[-1]:
+            gap = ("\n" + prefix.rstrip() + "\n" if prefix else "\n\n") if blank else "\n"
+            parts.append(gap)
+            start += len(gap)
+            line_start = True
+        if line_start and prefix:
+            parts.append(prefix)
+            start += len(prefix)
+        if "\n" in text:
+            self.pos = start
+            self.line_start = False
+            self.write(text)
+            end = start + len(parts[-1].rstrip())
+        else:
+            parts.append(text)
+            self.pos = end = start + len(text)
+            self.line_start = False
+        self.siblings.append(
+            _new_block("paragraph", start, end, (), 0, "", "", "", True))
         if math:
             self.math.append((start, math))
         self.filled[-1] = True
@@ -416,16 +453,21 @@ class _Writer:
             parts.append(outer)
             start += len(outer)
         parts.append(marker)
-        self.pos = inner = start + len(marker)
+        inner = start + len(marker)
         self.line_start = False
-        self.prefix = indent
-        self.write(text)  # (one part: the text is not empty)
-        self.prefix = outer
-        end = inner + len(parts[-1].rstrip())
+        if "\n" in text:
+            self.pos = inner
+            self.prefix = indent
+            self.write(text)  # (one part: the text is not empty)
+            self.prefix = outer
+            end = inner + len(parts[-1].rstrip())
+        else:  # (`write` of one line, inlined)
+            parts.append(text)
+            self.pos = end = inner + len(text)
         paragraph = _new_block("paragraph", inner, end, (), 0, "", "", "", True)
         if math:
             self.math.append((inner, math))
-        (self.stack[-1].children if self.stack else self.top).append(
+        self.siblings.append(
             _new_block("item", start, end, (paragraph,), 0, "", "", "", False))
         self.filled[-1] = True
         return True
@@ -533,13 +575,26 @@ def _code_language(*elements: _Element | None) -> str:
     for element in elements:
         if element is None:
             continue
-        for name in (element.get("class") or "").split():
-            match = _LANGUAGE_CLASS.match(name)
-            if match and match.group(1) not in {"default", "none", "text"}:
-                return match.group(1)
+        value = element.get("class")
+        language = _class_language(value) if value else ""
+        if language:
+            return language
         language = element.get("data-lang") or element.get("data-language")
         if language:
             return str(language)
+    return ""
+
+
+@functools.lru_cache(maxsize=1024)
+def _class_language(value: str) -> str:
+    """The language a class attribute names (`language-js`), or "".
+
+    Cached: a page names a few languages on hundreds of code blocks.
+    """
+    for name in value.split():
+        match = _LANGUAGE_CLASS.match(name)
+        if match and match.group(1) not in {"default", "none", "text"}:
+            return match.group(1)
     return ""
 
 
@@ -587,13 +642,14 @@ class _Renderer:
             run.text(text)
         for child in element:
             tag = child.tag
-            if child is skip or not isinstance(tag, str):  # entities
+            if tag in _BLOCK_TAGS or (tag == "script" and _is_display_math_script(child)):
+                if child is not skip:
+                    if run is not None:
+                        self._run(run, top=top, tight=tight)
+                        run = None
+                    self._block(child, top=top, tight=tight)
+            elif child is skip or not isinstance(tag, str):  # entities
                 pass
-            elif tag in _BLOCK_TAGS or (tag == "script" and _is_display_math_script(child)):
-                if run is not None:
-                    self._run(run, top=top, tight=tight)
-                    run = None
-                self._block(child, top=top, tight=tight)
             elif not (top and self.excluded_level):
                 if run is None:
                     run = _Inline(self.base_url, [], self.depth)
@@ -609,6 +665,9 @@ class _Renderer:
 
     def _block(self, element: _Element, *, top: bool, tight: bool) -> None:
         tag = element.tag
+        if tag == "p" and not element.keys():  # the commonest block, decided at once
+            self._paragraph(element, top=top, tight=tight)
+            return
         level = _HEADINGS.get(tag)
         if level:
             self._heading(element, level, top=top, tight=tight)
@@ -662,17 +721,24 @@ class _Renderer:
             if element.get("data-search-exclude") is not None:
                 self.excluded_level = level
                 return
-        if _is_dropped(element):
+        if _kept_classes(element) is None:
             return
         anchor = _heading_anchor(element)
         itself = f"#{anchor}" if anchor else ""
-        text = self._inline([element], itself=itself).replace("\n", " ") or anchor
+        run = _Inline(self.base_url, None, self.depth, itself)
+        title = run.flat_content(element) if self.depth < _MAX_DEPTH else None
+        if title is not None:
+            text = run.result() or anchor  # (no line breaks in text and code spans)
+        else:
+            text = self._inline(element, itself=itself).replace("\n", " ") or anchor
         if not text:
             return
         if top:
             self.section_level = level
+        if title is None:
+            title = _title_text(element, itself=itself)
         self.w.leaf("heading", "#" * level + " " + text, blank=not tight, level=level,
-                    title=_title_text(element, itself=itself) or text, anchor=anchor)
+                    title=title or text, anchor=anchor)
 
     def _api_objects(self, element: _Element, *, top: bool, tight: bool) -> None:
         """Sphinx object descriptions (`dl.py`, `dl.c`, ... from autodoc or domain directives).
@@ -696,7 +762,7 @@ class _Renderer:
         signature = _WS.sub(" ", _plain_text(element)).strip()
         if not signature:
             return
-        ticks = "`" * (_longest_run(signature, "`") + 1)
+        ticks = "`" * (_longest_backticks(signature) + 1)
         pad = " " if signature.startswith("`") or signature.endswith("`") else ""
         code = f"{ticks}{pad}{signature}{pad}{ticks}"
         anchor = element.get("id") or ""
@@ -713,9 +779,14 @@ class _Renderer:
         """A paragraph of the content of `element` (`<p>`, `<dt>`, a caption...)."""
         if top and self.excluded_level:
             return
-        run = _Inline(self.base_url, [], self.depth)
-        run.content(element)  # (what `node` does with these elements)
-        self._run(run, top=top, tight=tight)
+        if not len(element):  # only text (a quarter of all paragraphs): no `_Inline` needed
+            text, math = _text_paragraph(element.text), None
+        else:
+            run = _Inline(self.base_url, [], self.depth)
+            run.content(element)  # (what `node` does with these elements)
+            text, math = _paragraph_text(run), run.math  # (`_run`, inlined)
+        if text:
+            self.w.paragraph(text, not tight, math)
 
     def _run(self, run: _Inline, *, top: bool, tight: bool) -> None:
         """Write the inline content collected in `run` as a paragraph."""
@@ -723,11 +794,9 @@ class _Renderer:
             return
         text = _paragraph_text(run)
         if text:
-            self.w.leaf("paragraph", text, blank=not tight, prose=True, math=run.math)
+            self.w.paragraph(text, not tight, run.math)
 
     def _list(self, element: _Element, *, tight: bool) -> None:
-        items = [child for child in element  # (an `li` without attributes is never dropped)
-                 if child.tag == "li" and (not child.keys() or not _is_dropped(child))]
         ordered = element.tag == "ol"
         try:
             number = int(element.get("start") or 1)
@@ -735,29 +804,37 @@ class _Renderer:
             number = 1
         # Loose: an item holds a block like `<p>` (Sphinx marks compact lists `simple`, their
         # items still wrap text in <p>). Plain: an item holds no block at all.
-        plain: list[bool] = []
+        simple = "simple" in _classes(element)
         loose = False
-        for item in items:
-            blocks = False
-            for child in item:
-                tag = child.tag
-                if tag in _BLOCK_TAGS or tag == "script":  # (a script may be display math)
-                    blocks = True
-                    loose = loose or tag in _LOOSE_TAGS
-            plain.append(not blocks)
-        loose = loose and "simple" not in _classes(element)
+        # Most items of a tight list are one paragraph, written in one step as `_children` would
+        # write them (8,000 items: 0.282 s -> 0.259 s for all of the Node.js docs). Each item is
+        # rendered while it is scanned for blocks, so its children are read once (2,700 lists in
+        # the Node.js docs: 23 -> 20.5 us a list). Each item, with its paragraph (text and inline
+        # math) when it holds no block:
+        items: list[tuple[_Element, str | None, list[str] | None]] = []
+        for item in element:
+            if item.tag != "li" or (item.keys() and _kept_classes(item) is None):
+                continue  # (an `li` without attributes is never dropped)
+            text: str | None = None
+            math: list[str] | None = None
+            if loose or self.depth >= _MAX_DEPTH:
+                first = _first_block(item)
+            elif not len(item):  # only text: no `_Inline` needed
+                first, text = None, _text_paragraph(item.text)
+            else:
+                run = _Inline(self.base_url, [], self.depth)
+                first = run.content(item, until_block=True)
+                if first is None:
+                    text, math = _paragraph_text(run), run.math
+            if first is not None:
+                loose = loose or (not simple and _holds_loose(first))
+            items.append((item, text, math))
         block = self.w.begin("list", blank=not tight)
         outer = self.w.prefix
-        # Most items of a tight list are one paragraph: written in one step, as `_children`
-        # would write them (8,000 items: 0.282 s -> 0.259 s for all of the Node.js docs).
-        quick = not loose and self.depth < _MAX_DEPTH
-        for item, simple in zip(items, plain, strict=True):
+        for item, text, math in items:
             marker = f"{number}. " if ordered else "- "
-            if quick and simple:
-                run = _Inline(self.base_url, [], self.depth + 1)
-                run.run_of(item)
-                if self.w.item(marker, outer + " " * len(marker), _paragraph_text(run),
-                               run.math):
+            if text is not None and not loose:
+                if self.w.item(marker, outer + " " * len(marker), text, math):
                     number += 1
                 continue
             entry = self.w.begin("item", blank=loose)
@@ -775,16 +852,17 @@ class _Renderer:
             self._children(element, top=False, tight=tight)
             return
         text = _code_text(pre)
-        if not text.strip():
+        if not text or text.isspace():
             return
-        code = next((child for child in pre if child.tag == "code"), None)  # (`find`: slower)
+        code = _first_code(pre)
         language = _code_language(code, pre, pre.getparent(), element)
         if caption is None:
             previous = element.getprevious()
             if previous is not None and "code-block-caption" in _classes(previous):
                 caption = previous
         title = _title_text(caption) if caption is not None else ""
-        fence = "`" * max(3, _longest_run(text, "`") + 1)
+        # (`max(3, longest run + 1)` backticks: the runs are searched only when one is that long)
+        fence = "`" * (_longest_backticks(text) + 1) if "```" in text else "```"
         info = language + (f' title="{title}"' if title else "")
         self.w.leaf("code", f"{fence}{info}\n{text}\n{fence}", blank=not tight,
                     language=language, title=title)
@@ -811,7 +889,7 @@ class _Renderer:
                 has_header = row.getparent().tag == "thead" or all(
                     cell.tag == "th" for cell in cells
                 )
-            rows.append([_cell_text(self._inline([cell])) for cell in cells])
+            rows.append([_cell_text(self._inline(cell)) for cell in cells])
         if not any(any(row) for row in rows):
             return
         width = max(len(row) for row in rows)
@@ -837,7 +915,7 @@ class _Renderer:
         )
         title, plain = "", ""
         if title_element is not None:
-            title = self._inline([title_element]).replace("\n", " ")
+            title = self._inline(title_element).replace("\n", " ")
             plain = _title_text(title_element)
         if not title:  # `!!! note ""`: the kind, which the page shows as icon and colour
             kinds = [name for name in (element.get("class") or "").split() if name != "admonition"]
@@ -957,18 +1035,13 @@ class _Renderer:
 
     # -- inline level --------------------------------------------------------------------
 
-    def _inline(self, nodes: Iterable[_Element | str], *, math: list[str] | None = None,
-                itself: str = "") -> str:
-        """Inline Markdown of `nodes` (elements are rendered with their content, not tails).
+    def _inline(self, element: _Element, *, itself: str = "") -> str:
+        """Inline Markdown of `element`, rendered with its content (not its tail).
 
         `itself` is a heading's own `#anchor`: links to it are permalinks or toc anchorlinks.
         """
-        out = _Inline(self.base_url, math, self.depth, itself)
-        for node in nodes:
-            if isinstance(node, str):
-                out.text(node)
-            else:
-                out.node(node)
+        out = _Inline(self.base_url, None, self.depth, itself)
+        out.node(element)
         return out.result()
 
 
@@ -993,11 +1066,16 @@ class _Inline:
         text = "".join(self.parts)
         if "\n" not in text:  # line breaks (`<br>`) are rare
             return text.strip()
-        return "\n".join(line.strip() for line in text.split("\n")).strip()
+        return _strip_lines(text)
 
     def text(self, text: str) -> None:
         spaced = text.replace("\n", " ")  # (`_collapse`, inlined: the commonest call)
-        text = _WS.sub(" ", text) if "  " in spaced or not spaced.isprintable() else spaced
+        if not spaced.isprintable():
+            text = _WS.sub(" ", text)
+        elif "  " in spaced:
+            text = _SPACES.sub(" ", spaced)
+        else:
+            text = spaced
         if text[:1] == " ":
             parts = self.parts
             if not parts:
@@ -1012,45 +1090,94 @@ class _Inline:
         if text:
             self.parts.append(text)
 
-    def run_of(self, element: _Element) -> None:
-        """The content of an element that holds no blocks, as `_Renderer._children` takes it.
+    def content(self, element: _Element, *, until_block: bool = False) -> _Element | None:
+        """The element's children and text, without its own markup and without its tail.
 
-        (Whitespace it leaves out before the first inline content changes nothing here.)
+        `until_block`: as `_Renderer._children` takes the content of an element that holds no
+        block, up to the first block (see `_first_block`), which is returned.
         """
-        text = element.text
-        if text:
-            self.text(text)
-        for child in element:
-            if isinstance(child.tag, str):
-                self.node(child)
-            text = child.tail
-            if text:
-                self.text(text)
-
-    def content(self, element: _Element) -> None:
-        """The element's children and text, without its own markup and without its tail."""
         if self.depth >= _MAX_DEPTH:
             self.text(_plain_text(element))
-            return
+            return None
         self.depth += 1
         parts = self.parts
         text = element.text
         if text:
             self.text(text)
+        # `_bare_code` and `text` written out in the loop (two calls per code span): 4% less
+        # time per paragraph of the Node.js docs, 2% fewer instructions in all of convert.
         for child in element:
             tag = child.tag
-            if tag in _CODE_TAGS and not child.keys() and not len(child):
+            if tag in _CODE_TAGS and not len(child) and not child.keys():
                 # `<code>name</code>`, half of all elements in API docs (31,000 in the Node.js
                 # docs: 0.098 s -> 0.013 s): what `element` does with it, without the detour.
-                text = _bare_code(child)
+                text = child.text
                 if text:
-                    parts.append(text)
+                    if "`" not in text and "\n" not in text:  # (`_bare_code_span`, inlined)
+                        parts.append(f"`{text}`")
+                    else:
+                        text = _code_span(text[:-1] if text[-1] == "\n" else text)
+                        if text:
+                            parts.append(text)
+            elif not until_block:
+                if isinstance(tag, str):
+                    self.element(child)
+            elif tag in _BLOCK_TAGS or tag == "script":  # (as `_first_block`)
+                self.depth -= 1
+                return child
+            elif tag in _CONTENT_TAGS:  # (as `node`)
+                self.content(child)
             elif isinstance(tag, str):
                 self.element(child)
             text = child.tail
             if text:
-                self.text(text)
+                spaced = text.replace("\n", " ")  # (`_collapse`, inlined)
+                if not spaced.isprintable():
+                    spaced = _WS.sub(" ", text)
+                elif "  " in spaced:
+                    spaced = _SPACES.sub(" ", spaced)
+                if spaced[0] == " ":
+                    if not parts:
+                        self.lead = True
+                        spaced = spaced[1:]
+                    elif parts[-1][-1] in " \n":
+                        spaced = spaced[1:]
+                if spaced:
+                    parts.append(spaced)
         self.depth -= 1
+        return None
+
+    def flat_content(self, element: _Element) -> str | None:
+        """`content` of an element whose children are all code without attributes or dropped
+        elements (most headings), and its text as `_title_text` gives it; None (and the
+        content unfinished) for any other element.
+
+        One reading of the children instead of two (markup, then title): 4,300 headings in the
+        Node.js docs, about 2 us less each.
+        """
+        text = element.text
+        plain = [text] if text else []
+        if text:
+            self.text(text)
+        for child in element:
+            tag = child.tag
+            if tag in _CODE_TAGS and not len(child) and not child.keys():
+                text = child.text
+                if text:
+                    plain.append(text)
+                    self.literal(_bare_code_span(text))
+            elif tag == "script" or not isinstance(tag, str):
+                return None
+            else:  # only dropped elements (a headerlink, dropped by its class alone) are flat
+                value = child.get("class")
+                if (not value or _class_names(value) is not None) and (
+                        _kept_classes(child) is not None):
+                    return None
+            text = child.tail
+            if text:
+                plain.append(text)
+                self.text(text)
+        return _collapse("".join(plain)).strip()
 
     def node(self, element: _Element) -> None:
         """An element of a run: rendered with its content, its own markup if inline."""
@@ -1206,24 +1333,33 @@ def _collapse(text: str) -> str:
 
     Running text mostly has single spaces and line breaks, which a replace does exactly (when
     no two spaces meet and nothing but spaces is left unprintable); the regex visits every
-    space: 0.070 s -> 0.040 s over the 117,000 text nodes of the Node.js docs.
+    space: 0.070 s -> 0.040 s over the 117,000 text nodes of the Node.js docs. Printable text
+    holds no whitespace but spaces (tabs, form feeds, no-break spaces are not printable): its
+    runs of spaces are found faster by a literal search (10,000 indented texts of the Node.js
+    docs: 18 -> 8 ms).
     """
     spaced = text.replace("\n", " ")
-    if "  " in spaced or not spaced.isprintable():
+    if not spaced.isprintable():
         return _WS.sub(" ", text)
+    if "  " in spaced:
+        return _SPACES.sub(" ", spaced)
     return spaced
+
+
+_SPACES = re.compile("  +")
 
 
 def _bare_code(element: _Element) -> str:
     """`_Inline._code` of a code element without attributes or children."""
     text = element.text
-    if not text:
-        return ""
-    if text[-1] == "\n":
-        text = text[:-1]
-    if "`" in text or "\n" in text or not text:
-        return _code_span(text)
-    return f"`{text}`"
+    return _bare_code_span(text) if text else ""
+
+
+def _bare_code_span(text: str) -> str:
+    """`_code_span` of the text of a code element (not empty), its last newline dropped."""
+    if "`" not in text and "\n" not in text:
+        return f"`{text}`"
+    return _code_span(text[:-1] if text[-1] == "\n" else text)
 
 
 def _code_span(text: str) -> str:
@@ -1233,7 +1369,7 @@ def _code_span(text: str) -> str:
         return ""
     if "`" not in text:
         return f"`{text}`"
-    ticks = "`" * (_longest_run(text, "`") + 1)
+    ticks = "`" * (_longest_backticks(text) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
@@ -1243,13 +1379,20 @@ def _plain_text(element: _Element) -> str:
 
     Iterative (an explicit stack), so any nesting depth is fine.
     """
-    if not len(element):
+    count = len(element)
+    if not count:
         return element.text or ""
+    if count == 1:  # (most code blocks: a `<pre>` holding one `<code>`)
+        child = element[0]
+        tag = child.tag
+        if (isinstance(tag, str) and tag not in _DROP_OR_INPUT and not len(child)
+                and _kept_classes(child) is not None):
+            return (element.text or "") + (child.text or "") + (child.tail or "")
     if _all_text_kept(element):
         # All its text: one C-level call instead of a walk in Python (highlighted code, a span
         # per token: 0.073 s -> 0.032 s, check included, over the Material build of the Node.js
-        # docs). Like the walk, XPath leaves out the text of comments but not their tails.
-        return str(_STRING(element))
+        # docs). Like the walk, libxml2 leaves out the text of comments but not their tails.
+        return _all_text(element)
     parts: list[str] = [element.text] if element.text else []
     stack: list[tuple[Iterator[_Element], _Element | None]] = [(iter(element), None)]
     while stack:
@@ -1272,6 +1415,15 @@ def _plain_text(element: _Element) -> str:
         if child.tail:
             parts.append(child.tail)
     return "".join(parts)
+
+
+def _all_text(element: _Element) -> str:
+    """The text of `element` and all its descendants (not its tail).
+
+    libxml2's node content, what XPath `string()` gives, at a quarter of the cost (0.58 ->
+    0.15 us a call).
+    """
+    return str(lxml.etree.tostring(element, method="text", encoding=str, with_tail=False))
 
 
 def _all_text_kept(element: _Element) -> bool:
@@ -1337,17 +1489,55 @@ def _title_text(element: _Element, *, itself: str = "") -> str:
             parts.append(child.tail)
 
 
+def _strip_lines(text: str) -> str:
+    """`text` with each line stripped, and then the whole."""
+    return "\n".join(line.strip() for line in text.split("\n")).strip()
+
+
 def _paragraph_text(run: _Inline) -> str:
     """The Markdown of a paragraph: its inline text, fence-like line starts escaped."""
-    text = run.result()
+    text = "".join(run.parts)  # (`run.result()`, inlined)
+    if "\n" not in text:  # (most paragraphs)
+        text = text.strip()
+        return _escape_fence(text) if text[:1] in "`~$" else text
+    text = _strip_lines(text)
     if "```" in text or "~~~" in text or "$$" in text:
         text = _FENCE_LIKE.sub("\\\\", text)
     return text
 
 
+def _text_paragraph(text: str | None) -> str:
+    """`_paragraph_text` of an element that holds only `text`."""
+    if not text:
+        return ""
+    text = _collapse(text).strip()
+    return _escape_fence(text) if text[:1] in "`~$" else text
+
+
+def _escape_fence(line: str) -> str:
+    """A stripped line of paragraph text, a backslash before it if it would read as a code
+    fence or display math (what `_FENCE_LIKE` finds in one line, in one look)."""
+    return "\\" + line if line[:3] in ("```", "~~~") or line == "$$" else line
+
+
 def _is_loose(item: _Element) -> bool:
     """True when a list item or definition holds blocks (`<p>`...): blank lines between them."""
     return any(child.tag in _LOOSE_TAGS for child in item)
+
+
+def _first_block(item: _Element) -> _Element | None:
+    """The first child of a list item that is a block (a script may be display math)."""
+    for child in item:
+        tag = child.tag
+        if tag in _BLOCK_TAGS or tag == "script":
+            return child
+    return None
+
+
+def _holds_loose(first: _Element) -> bool:
+    """True when `first`, a block in a list item, or a block after it makes the list loose."""
+    return first.tag in _LOOSE_TAGS or any(
+        sibling.tag in _LOOSE_TAGS for sibling in first.itersiblings())
 
 
 def _note_label(text: str) -> str:
@@ -1368,6 +1558,14 @@ def _code_text(element: _Element) -> str:
     if element.tag == "pre" and (element.text or "").startswith("\n"):
         text = text[1:]
     return text[:-1] if text.endswith("\n") else text
+
+
+def _first_code(pre: _Element) -> _Element | None:
+    """The first `<code>` child of `pre` (`find` is slower)."""
+    for child in pre:
+        if child.tag == "code":
+            return child
+    return None
 
 
 def _find_pre(element: _Element) -> tuple[_Element | None, _Element | None]:
@@ -1416,11 +1614,16 @@ def _table_rows(table: _Element) -> Iterable[_Element]:
             yield from (row for row in child if row.tag == "tr")
 
 
-def _longest_run(text: str, char: str) -> int:
-    if char not in text:
+def _longest_backticks(text: str) -> int:
+    """The length of the longest run of backticks in `text`."""
+    if "`" not in text:
         return 0
-    runs = re.findall(re.escape(char) + "+", text)
-    return max((len(run) for run in runs), default=0)
+    if "``" not in text:
+        return 1
+    return max(map(len, _BACKTICKS.findall(text)))
+
+
+_BACKTICKS = re.compile("`+")
 
 
 def _align(cell: _Element) -> str:
