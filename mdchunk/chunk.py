@@ -283,19 +283,22 @@ class Chunk:
         }
 
 
-_NAMESPACE_BYTES = UUID_NAMESPACE.bytes
-#: `uuid.UUID(..., version=5)`: the variant and version bits cleared, then set.
-_UUID_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
-_UUID_SET = (0x8000 << 48) | (5 << 76)
+#: SHA-1 fed with the namespace's bytes: each uuid copies it and adds its name.
+_NAMESPACE_SHA1 = hashlib.sha1(UUID_NAMESPACE.bytes)
+#: The variant digit of a uuid (bits 10xx) by the low two bits of the hash's digit there.
+_VARIANT_DIGITS = "89ab"
 
 
 def uuid5_text(name: str) -> str:
-    """`str(uuid.uuid5(UUID_NAMESPACE, name))` without building a `UUID` object (3.0 us ->
-    1.4 us; with `_page_uuid5`, the two uuids of the 3,270 chunks of the Node.js docs take
-    0.005 s instead of 0.020 s)."""
-    digest = hashlib.sha1(_NAMESPACE_BYTES + name.encode("utf-8")).digest()
-    value = f"{int.from_bytes(digest[:16], 'big') & _UUID_CLEAR | _UUID_SET:032x}"
-    return f"{value[:8]}-{value[8:12]}-{value[12:16]}-{value[16:20]}-{value[20:]}"
+    """`str(uuid.uuid5(UUID_NAMESPACE, name))` without building a `UUID` object: the hash's
+    first 32 hex digits with the version digit set to 5 and the variant bits to 10 (3.0 us ->
+    0.8 us; with `_page_uuid5`, the two uuids of the 3,270 chunks of the Node.js docs take
+    0.003 s instead of 0.020 s)."""
+    hasher = _NAMESPACE_SHA1.copy()
+    hasher.update(name.encode("utf-8"))
+    value = hasher.hexdigest()
+    variant = _VARIANT_DIGITS[int(value[16], 16) & 3]
+    return f"{value[:8]}-{value[8:12]}-5{value[13:16]}-{variant}{value[17:20]}-{value[20:32]}"
 
 
 #: `uuid5_text`, cached for document uuids (every chunk of a page asks for the same one).
