@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from mdchunk.writers import atomic_write, dumps, write_jsonl, write_text
 
@@ -39,6 +42,31 @@ def test_lone_surrogates_never_reach_the_file(tmp_path: Path) -> None:
     data.decode("utf-8")  # strict: raises on invalid UTF-8
     assert json.loads(data)["text"] == "bad ? char"
     assert "\ud800" not in dumps({"t": "\ud800"})
+
+
+def json_line(record: Any) -> str:
+    """What `dumps` wrote before it used orjson: the text it must keep writing."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return line.encode("utf-8", "replace").decode("utf-8")
+
+
+#: Text with any code point, lone surrogates and controls included.
+any_text = st.text(st.characters(exclude_categories=()))
+json_like = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | any_text,
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner)
+    | st.dictionaries(any_text, inner, max_size=5),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(json_like)
+@example({"small": 1e-05, "large": 1e16, "5e15": 5e15, "edge": 0.0001, "tiny": -9.9e-05})
+@example([float("nan"), float("inf"), -0.0, 2**63, 2**64, -(2**63) - 1, 12.5])
+@example({"text": "bad \ud800 char", "é": ["ü", "\x00\x1f\x7f\u2028"]})
+def test_dumps_writes_what_json_writes(record: Any) -> None:
+    assert dumps(record) == json_line(record)
 
 
 def test_write_text_and_atomic_write_create_folders(tmp_path: Path) -> None:
