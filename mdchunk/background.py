@@ -14,6 +14,7 @@ import collections
 import concurrent.futures
 import contextlib
 import dataclasses
+import gc
 import logging
 import multiprocessing
 import os
@@ -174,6 +175,9 @@ def _worker_chunker() -> Chunker:
         assert _settings is not None, "the worker was not initialized"
         options, site_url, processed_at, _ = _settings
         _chunker = Chunker(options, site_url=site_url, processed_at=processed_at)
+        # Everything loaded so far lives as long as the worker: the garbage collector need not
+        # look at it again (2% fewer instructions chunking the Node.js docs).
+        gc.freeze()
     return _chunker
 
 
