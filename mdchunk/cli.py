@@ -391,12 +391,13 @@ def validate(index: Path, profile: str | None, check_tokens: bool, pages_dir: Pa
     records = _read(index)
     counter = None
     if check_tokens:
-        from mdchunk.tokens import token_counter
+        # tiktoken itself, the reference, even where rs-bpe counted while chunking.
+        from mdchunk.tokens import tiktoken_counter
 
         options = ((records[0].get("metadata") or {}).get("chunkingOptions") or {}
                    if records and isinstance(records[0], dict) else {})
         try:
-            counter = token_counter(str(options.get("encoding") or "cl100k_base"))
+            counter = tiktoken_counter(str(options.get("encoding") or "cl100k_base"))
         except MdChunkError as error:
             raise _fail(error) from error
     problems = validate_records(records, name, markdown_dir=pages_dir or index.parent,

@@ -30,7 +30,7 @@ import json
 import logging
 import os
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
@@ -281,14 +281,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         writing = StageTimer()
         with writing.stage("write"):
             if self.config.write_markdown:
-                for source in sources:
-                    target = site / self.markdown_files[source]
-                    if source in self.this_build.restored and target.is_file():
-                        continue  # written by the build that rendered the page, as its HTML
-                    # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is
-                    # the durable record, the pages' Markdown is rebuilt with the site.
-                    write_text(target, self._content(self.pages[source]).markdown,
-                               durable=False)
+                self._write_markdown(site, sources)
             index = site / self.config.output
             try:
                 written = write_outputs(site, pages, self.output.formats,
@@ -408,6 +401,25 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.page_keys.pop(source, None)
         self.markdown_files.pop(source, None)
         self.excluded.discard(source)
+
+    def _write_markdown(self, site: Path, sources: list[str]) -> None:
+        """Write each page's Markdown beside its HTML, four files at a time: creating a file
+        waits on the file system (0.4 to 1.2 ms a file here). With the Node.js docs the pages
+        and the index are written in 0.13 s instead of 0.16 s (medians of 8 builds)."""
+
+        def write(source: str) -> None:
+            # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is the
+            # durable record, the pages' Markdown is rebuilt with the site.
+            write_text(site / self.markdown_files[source],
+                       self._content(self.pages[source]).markdown, durable=False)
+
+        todo = [source for source in sources
+                if source not in self.this_build.restored
+                or not (site / self.markdown_files[source]).is_file()]
+        # (a restored page's file was written by the build that rendered it, as its HTML)
+        with ThreadPoolExecutor(max_workers=4, thread_name_prefix="mdchunk-md") as pool:
+            for _ in pool.map(write, todo):
+                pass
 
     def _content(self, page: PageOutput) -> PageOutput:
         """The page with its Markdown, records and inspector data, read from its cache entry when
