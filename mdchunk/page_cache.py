@@ -153,16 +153,36 @@ class PageCache:
         self._known.add(page_key)
         return page
 
+    def markdown(self, page_key: str) -> str:
+        """The page Markdown kept for `page_key`: only the entry's first two lines are read.
+
+        Raises:
+            OSError, ValueError: as `read`.
+        """
+        with self.path(page_key).open("rb") as handle:
+            self._check(json.loads(handle.readline()), page_key)
+            line = handle.readline()
+        markdown = json.loads(line) if line.endswith(b"\n") else None
+        if not isinstance(markdown, str):
+            raise ValueError("truncated")
+        return markdown
+
     def _entry(self, page_key: str) -> tuple[dict[str, Any], bytes]:
         """The header and the bytes of the entry of `page_key`, checked to be whole."""
         data = self.path(page_key).read_bytes()
         header = json.loads(data[:data.find(b"\n")])
-        if [header["version"], header["settings"], header["key"]] != [
-                __version__, self.settings, page_key]:
-            raise ValueError("written for another version, settings or page")
+        self._check(header, page_key)
         if data.count(b"\n") != 3 + sum(header["records"].values()) or data[-1:] != b"\n":
             raise ValueError("truncated")
         return header, data
+
+    def _check(self, header: Any, page_key: str) -> None:
+        """Raise `ValueError` unless `header` is that of an entry of `page_key` written by this
+        version with these settings."""
+        if not isinstance(header, dict) or [header.get("version"), header.get("settings"),
+                                            header.get("key")] != [__version__, self.settings,
+                                                                   page_key]:
+            raise ValueError("written for another version, settings or page")
 
     def holds_pages(self) -> bool:
         """Whether a manifest of these settings lists pages (an earlier build filled the cache)."""

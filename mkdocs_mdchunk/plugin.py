@@ -30,9 +30,10 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -61,6 +62,7 @@ from mdchunk.writers import write_text
 from mkdocs_mdchunk.config import MdChunkConfig
 
 log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))
+_Read = TypeVar("_Read")
 
 
 class MdChunkPlugin(BasePlugin[MdChunkConfig]):
@@ -410,8 +412,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         def write(source: str) -> None:
             # fsync'ed 64 page files cost 0.4 s of a Node.js-docs build; the index is the
             # durable record, the pages' Markdown is rebuilt with the site.
-            write_text(site / self.markdown_files[source],
-                       self._content(self.pages[source]).markdown, durable=False)
+            write_text(site / self.markdown_files[source], self._markdown(self.pages[source]),
+                       durable=False)
 
         todo = [source for source in sources
                 if source not in self.this_build.restored
@@ -430,10 +432,26 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """
         if not page.stored:
             return page
+        return self._read_entry(page, PageCache.read)
+
+    def _markdown(self, page: PageOutput) -> str:
+        """The page's Markdown, read from its cache entry when this process holds only its
+        counts (only the entry's first lines, not its records).
+
+        Raises:
+            PluginError: naming the page and its entry when that cannot be read.
+        """
+        if not page.stored:
+            return page.markdown
+        return self._read_entry(page, PageCache.markdown)
+
+    def _read_entry(self, page: PageOutput, read: Callable[[PageCache, str], _Read]) -> _Read:
+        """What `read` gives of the cache entry of `page`; a `PluginError` naming the page and
+        its entry when that cannot be read."""
         assert self.cache is not None, "pages are kept without content only in a page cache"
         key = self.page_keys[page.source_path]
         try:
-            return self.cache.read(key)
+            return read(self.cache, key)
         except (OSError, ValueError) as error:
             raise PluginError(
                 f"mdchunk: cannot write the chunk index: the page cache entry of "

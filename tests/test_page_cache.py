@@ -423,6 +423,28 @@ def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
         cache.read("k1")
 
 
+def test_the_markdown_alone_is_read_from_the_first_lines_of_an_entry(tmp_path: Path) -> None:
+    page = _page("<h1>P</h1><p>Text é.</p><h2 id='a'>A</h2><p>More text.</p>")
+    cache = PageCache(tmp_path / "cache", "settings")
+    cache.put("k1", page)
+    assert cache.markdown("k1") == page.markdown
+    lines = cache.path("k1").read_bytes().split(b"\n")
+    cache.path("k1").write_bytes(lines[0] + b"\n" + lines[1][:-3])  # the Markdown cut
+    with pytest.raises(ValueError, match="truncated"):
+        cache.markdown("k1")
+    header = lines[0].replace(b'"settings":"settings"', b'"settings":"another build"', 1)
+    assert header != lines[0]
+    cache.path("k1").write_bytes(header + b"\n" + lines[1] + b"\n")
+    with pytest.raises(ValueError, match="another version, settings or page"):
+        cache.markdown("k1")
+    cache.path("k1").write_bytes(b"[]\n")
+    with pytest.raises(ValueError, match="another version, settings or page"):
+        cache.markdown("k1")
+    cache.path("k1").unlink()
+    with pytest.raises(FileNotFoundError):
+        cache.markdown("k1")
+
+
 def test_the_build_process_keeps_only_the_counts_of_cached_pages(
         make_site: SiteBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the cache on, the plugin holds no page's records: the index is streamed from the
