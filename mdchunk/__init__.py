@@ -8,6 +8,7 @@ this API.
 
 from typing import TYPE_CHECKING, Any
 
+from mdchunk import _native  # noqa: F401 - first: it picks compiled modules or sources
 from mdchunk._version import __version__
 from mdchunk.chunk import Chunk, Features, Flags
 from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from typing import Literal
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
 
 BlockKind = Literal[
     "heading",
@@ -82,3 +82,25 @@ class ParsedPage:
         """Every block of the page, nested ones included, in document order."""
         for block in self.blocks:
             yield from block.walk()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PageInput:
+    """What an engine knows of a rendered page."""
+
+    html: str
+    """The page body HTML as rendered (not the themed page)."""
+    source_path: str
+    """Source path relative to the docs folder, with `/` separators (`guide/install.md`)."""
+    url: str
+    """Url relative to the site root (`guide/install/`; "" for the home page)."""
+    title: str
+    """The page title."""
+    meta: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Front matter / page metadata."""
+
+    @property
+    def doc_name(self) -> str:
+        """Source path without its extension (`guide/install`)."""
+        stem, dot, extension = self.source_path.rpartition(".")
+        return stem if dot and "/" not in extension else self.source_path

@@ -1,0 +1,81 @@
+"""Whether the chunking path runs compiled, and the Python source wherever it must not.
+
+`setup.py` compiles `MODULES` with mypyc and records the digest of each source it compiled
+(`mdchunk._compiled`). Python imports a compiled module in preference to its source, so an
+editable install whose sources were edited since would run the old code: when any source
+differs from its digest, or when `MDCHUNK_PURE_PYTHON=1`, the sources of all of them are
+imported instead (they call each other directly when compiled, so they go together).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+#: The compiled modules (setup.py's COMPILED).
+MODULES = ("html", "packing", "tree", "describe")
+_FOLDER = Path(__file__).parent
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds the `.py` file of the compiled modules, ahead of their extension modules."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.names:
+            return None
+        source = _FOLDER / f"{fullname.rpartition('.')[2]}.py"
+        return importlib.util.spec_from_file_location(fullname, source)
+
+
+def _built() -> list[str]:
+    """The modules of `MODULES` that have an extension module beside their source."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    return [name for name in MODULES
+            if any((_FOLDER / f"{name}{suffix}").is_file() for suffix in suffixes)]
+
+
+def _current(built: list[str]) -> bool:
+    """Whether every compiled module was built from the source beside it."""
+    try:
+        from mdchunk._compiled import DIGESTS
+    except ImportError:  # (a checkout never built)
+        return False
+    if sorted(DIGESTS) != sorted(built) or len(built) != len(MODULES):
+        return False
+    for name in built:
+        try:
+            source = (_FOLDER / f"{name}.py").read_bytes()
+        except OSError:  # compiled and shipped without its source: nothing else to run
+            continue
+        if hashlib.sha256(source).hexdigest() != DIGESTS[name]:
+            return False
+    return True
+
+
+def _choose() -> bool:
+    """Use the compiled modules when they are current and wanted; else route their imports to
+    the sources. Returns whether the compiled modules are in use."""
+    built = _built()
+    if not built:
+        return False
+    if os.environ.get("MDCHUNK_PURE_PYTHON") != "1" and _current(built):
+        return True
+    names = {f"mdchunk.{name}" for name in MODULES}
+    if not names.intersection(sys.modules):
+        sys.meta_path.insert(0, _SourceFinder(names))
+    return False
+
+
+COMPILED = _choose()
+"""True when the chunking path runs compiled (mypyc)."""
