@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import operator
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mdchunk._version import __version__
@@ -43,7 +43,8 @@ class ChunkBuilder:
     """Turns the pieces of one page into `Chunk` records."""
 
     def __init__(self, settings: DescribeSettings, page: PageInput, parsed: ParsedPage,
-                 elapsed: float, span_tokens: Callable[[int, int], int]) -> None:
+                 elapsed: float, span_tokens: Callable[[int, int], int], *,
+                 meta: dict[str, Any]) -> None:
         self.settings = settings
         self.options = settings.options
         self.count = settings.count
@@ -67,7 +68,7 @@ class ChunkBuilder:
                          if block.kind in _DETAILED or block.language or block.inline_math]
         self.line_cursor = (0, 1)  # an offset of the text and its line, for `_line`
         self.elapsed = elapsed
-        self.meta = _plain(dict(page.meta))
+        self.meta = meta  # the front matter as JSON values (`pipeline._plain`)
 
     def chunk(self, number: int, total: int, piece: Piece, starts: Sequence[int],
               pieces: Sequence[Piece]) -> Chunk:
@@ -359,17 +360,3 @@ def _structurally_weak(text: str, headings: list[Block]) -> bool:
     body_lines = [line for line in text.split("\n") if line.strip() and not line.startswith("#")]
     body = "\n".join(body_lines)
     return len(body_lines) < 3 and len(body) <= 100 and text.count("\n\n") < 2
-
-
-def _plain(value: Any) -> Any:
-    """Front matter as JSON values (dates become ISO strings, unknown objects their str)."""
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        items = [_plain(item) for item in value]
-        return sorted(items, key=repr) if isinstance(value, set | frozenset) else items
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return str(value)

@@ -12,6 +12,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from typing import Any
 
 from mdchunk.chunk import Chunk
 from mdchunk.describe import ChunkBuilder, DescribeSettings
@@ -96,7 +97,10 @@ class Chunker:
         with timer.stage("describe"):
             settings = DescribeSettings(self.options, self.count, self.site_url,
                                         self.processed_at, self._options_dict)
-            builder = ChunkBuilder(settings, page, parsed, elapsed, packer.tokens)
+            # (`_plain` recurses: in Python, too deep a front matter raises RecursionError,
+            # where compiled code would overflow the C stack)
+            builder = ChunkBuilder(settings, page, parsed, elapsed, packer.tokens,
+                                   meta=_plain(dict(page.meta)))
             chunks = tuple(
                 builder.chunk(number, len(pieces), piece, spans, pieces)
                 for number, piece in enumerate(pieces)
@@ -144,6 +148,20 @@ class Chunker:
             )
 
         return first_true(candidates, fits)
+
+
+def _plain(value: Any) -> Any:
+    """Front matter as JSON values (dates become ISO strings, unknown objects their str)."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_plain(item) for item in value]
+        return sorted(items, key=repr) if isinstance(value, set | frozenset) else items
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
 
 
 def _warnings(root: Section) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from mdchunk import _native
 from tests.conftest import EXAMPLE_SITE, REPO
 from tests.hostile.pages import PAGES
 
-pytestmark = pytest.mark.skipif(
+compiled_only = pytest.mark.skipif(
     not _native.COMPILED, reason="mdchunk runs uncompiled here (MDCHUNK_COMPILE=0, or no compiler)")
 
 #: Chunks every page with each option set, in every format, and prints them all as JSON.
@@ -73,6 +73,7 @@ def chunk_all(pages: list[tuple[str, str]], *, pure: bool) -> dict[str, object]:
     return json.loads(result.stdout)
 
 
+@compiled_only
 def test_compiled_modules_chunk_as_their_sources_do() -> None:
     pages = rendered_pages()
     compiled, pure = chunk_all(pages, pure=False), chunk_all(pages, pure=True)
@@ -106,6 +107,7 @@ def loaded_from(folder: Path) -> list[str]:
     return result.stdout.split()
 
 
+@compiled_only
 def test_an_edited_source_runs_instead_of_its_stale_compiled_module(tmp_path: Path) -> None:
     folder = installed_copy(tmp_path)
     compiled, *files = loaded_from(folder)
@@ -124,3 +126,23 @@ def test_the_compiled_modules_are_the_ones_setup_py_compiles() -> None:
     setup = (REPO / "setup.py").read_text(encoding="utf-8")
     named = [f"mdchunk/{name}.py" for name in _native.MODULES]
     assert f"COMPILED = {tuple(named)!r}".replace("'", '"') in setup
+
+
+def test_too_deep_a_front_matter_is_an_error_not_a_crash() -> None:
+    """Compiled code recurses on the C stack, where too deep an input kills the process: what
+    recurses over page data (the front matter) stays in Python, which raises instead."""
+    script = """
+from mdchunk import Chunker, ChunkOptions, PageInput
+meta = {}
+for _ in range(200_000):
+    meta = {"nested": [meta]}
+page = PageInput(html="<h1 id='t'>T</h1><p>Body.</p>", source_path="a.md", url="a/", title="T",
+                 meta=meta)
+try:
+    Chunker(ChunkOptions()).chunk_page(page)
+except RecursionError:
+    print("RecursionError")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert (result.returncode, result.stdout.strip()) == (0, "RecursionError"), result.stderr
