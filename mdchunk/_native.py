@@ -39,25 +39,28 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
 
 
 def _built() -> list[str]:
-    """The modules of `MODULES` that have an extension module beside their source."""
-    suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    return [name for name in MODULES
-            if any((_FOLDER / f"{name}{suffix}").is_file() for suffix in suffixes)]
+    """The modules of this package that have an extension module beside their source: those
+    of `MODULES`, and any left by an earlier build that compiled more."""
+    built = []
+    for path in _FOLDER.iterdir():
+        name = path.name.partition(".")[0]
+        if (path.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+                and (_FOLDER / f"{name}.py").is_file()):
+            built.append(name)
+    return sorted(built)
 
 
 def _current(built: list[str]) -> bool:
-    """Whether every compiled module was built from the source beside it."""
+    """Whether the compiled modules are those of `MODULES`, each built from the source beside
+    it."""
     try:
         from mdchunk._compiled import DIGESTS
     except ImportError:  # (a checkout never built)
         return False
-    if sorted(DIGESTS) != sorted(built) or len(built) != len(MODULES):
+    if sorted(DIGESTS) != built or built != sorted(MODULES):
         return False
     for name in built:
-        try:
-            source = (_FOLDER / f"{name}.py").read_bytes()
-        except OSError:  # compiled and shipped without its source: nothing else to run
-            continue
+        source = (_FOLDER / f"{name}.py").read_bytes()
         if hashlib.sha256(source).hexdigest() != DIGESTS[name]:
             return False
     return True
@@ -71,7 +74,7 @@ def _choose() -> bool:
         return False
     if os.environ.get("MDCHUNK_PURE_PYTHON") != "1" and _current(built):
         return True
-    names = {f"mdchunk.{name}" for name in MODULES}
+    names = {f"mdchunk.{name}" for name in {*MODULES, *built}}
     if not names.intersection(sys.modules):
         sys.meta_path.insert(0, _SourceFinder(names))
     return False

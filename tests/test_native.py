@@ -6,6 +6,7 @@ never hide behind a stale compiled module. Skipped where mdchunk was built witho
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import shutil
@@ -96,10 +97,9 @@ def installed_copy(target: Path) -> Path:
 
 def loaded_from(folder: Path) -> list[str]:
     """`COMPILED` and the file of each compiled module, as a fresh Python imports them."""
-    script = ("import mdchunk, mdchunk.html, mdchunk.packing, mdchunk.tree, mdchunk.describe, "
-              "mdchunk._native as n\n"
-              "print(n.COMPILED, *(m.__file__ for m in (mdchunk.html, mdchunk.packing, "
-              "mdchunk.tree, mdchunk.describe)))")
+    script = ("import importlib, mdchunk, mdchunk._native as n\n"
+              "print(n.COMPILED, *(importlib.import_module(f'mdchunk.{name}').__file__ "
+              "for name in n.MODULES))")
     environment = {**os.environ, "PYTHONPATH": str(folder)}
     environment.pop("MDCHUNK_PURE_PYTHON", None)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -118,14 +118,26 @@ def test_an_edited_source_runs_instead_of_its_stale_compiled_module(tmp_path: Pa
     source.write_text(source.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     compiled, *files = loaded_from(folder)
     assert compiled == "False"
-    # All four go together: compiled, they call each other without going through imports.
+    # They go together: compiled, they call each other without going through imports.
+    assert files == [str(folder / "mdchunk" / f"{name}.py") for name in _native.MODULES]
+
+
+@compiled_only
+def test_an_extension_module_left_by_an_older_build_is_not_run(tmp_path: Path) -> None:
+    folder = installed_copy(tmp_path)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    (folder / "mdchunk" / f"chunk{suffix}").write_bytes(b"not a module this build made")
+    compiled, *files = loaded_from(folder)
+    assert compiled == "False"
     assert files == [str(folder / "mdchunk" / f"{name}.py") for name in _native.MODULES]
 
 
 def test_the_compiled_modules_are_the_ones_setup_py_compiles() -> None:
     setup = (REPO / "setup.py").read_text(encoding="utf-8")
     named = [f"mdchunk/{name}.py" for name in _native.MODULES]
-    assert f"COMPILED = {tuple(named)!r}".replace("'", '"') in setup
+    listed = setup[setup.index("COMPILED = ("):]
+    assert " ".join(listed[: listed.index(")") + 1].split()) == (
+        f"COMPILED = {tuple(named)!r}".replace("'", '"'))
 
 
 def test_too_deep_a_front_matter_is_an_error_not_a_crash() -> None:
