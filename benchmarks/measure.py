@@ -140,5 +140,8 @@ def machine() -> str:
             versions.append(f"{name} {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
             continue
+    from mdchunk import _native
+
+    build = "compiled with mypyc" if _native.COMPILED else "pure Python (not compiled)"
     return (f"{platform.platform()}, {model}, {cores} cores, Python "
-            f"{platform.python_version()}; " + ", ".join(versions))
+            f"{platform.python_version()}; " + ", ".join(versions) + f"; mdchunk {build}")

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
-import hashlib
-import uuid
 from typing import Any
 
-from mdchunk.tokens import estimate_tokens
+from mdchunk.records import (
+    SCHEMA_VERSION,
+    UUID_NAMESPACE,
+    absolute_url,
+    chunk_id,
+    features_record,
+    flags_record,
+    native_record,
+    next_id,
+    page_uuid5,
+    previous_id,
+    section_url,
+    text_sha256,
+    uuid5_text,
+)
 
-#: Version of the native record's layout; bumped when a field changes meaning or name.
-SCHEMA_VERSION = 1
-#: Namespace of the deterministic chunk and document uuids.
-UUID_NAMESPACE = uuid.UUID("6f1c3a52-8d0e-5b6c-9a47-2f6d4e1b7c90")
+__all__ = ["SCHEMA_VERSION", "UUID_NAMESPACE", "Chunk", "Features", "Flags", "chunk_id",
+           "uuid5_text"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -50,26 +59,7 @@ class Features:
 
     def as_dict(self) -> dict[str, Any]:
         """camelCase JSON form."""
-        return {
-            "headings": self.headings,
-            "paragraphs": self.paragraphs,
-            "lists": self.lists,
-            "listItems": self.list_items,
-            "codeBlocks": self.code_blocks,
-            "tables": self.tables,
-            "equationsDisplay": self.equations_display,
-            "equationsInline": self.equations_inline,
-            "admonitions": self.admonitions,
-            "languages": list(self.languages),
-            "headingLevels": list(self.heading_levels),
-            "orderedLists": self.ordered_lists,
-            "nestedLists": self.nested_lists,
-            "nestedItems": self.nested_items,
-            "codeLanguages": list(self.code_languages),
-            "tableRows": self.table_rows,
-            "tableColumns": self.table_columns,
-            "tablesWithHeader": self.tables_with_header,
-        }
+        return features_record(self)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -93,15 +83,7 @@ class Flags:
 
     def as_dict(self) -> dict[str, Any]:
         """camelCase JSON form."""
-        return {
-            "allowOversize": self.allow_oversize,
-            "oversizeReason": self.oversize_reason,
-            "smallChunk": self.small_chunk,
-            "smallChunkReason": self.small_chunk_reason,
-            "forcedSplit": self.forced_split,
-            "hasOverlapPrevious": self.has_overlap_previous,
-            "hasOverlapNext": self.has_overlap_next,
-        }
+        return flags_record(self)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -185,25 +167,22 @@ class Chunk:
     @property
     def prev_id(self) -> str | None:
         """Id of the previous chunk of the page."""
-        return chunk_id(self.doc_name, self.chunk_number - 1) if self.chunk_number else None
+        return previous_id(self.doc_name, self.chunk_number)
 
     @property
     def next_id(self) -> str | None:
         """Id of the next chunk of the page."""
-        last = self.chunk_number + 1 >= self.total_chunks
-        return None if last else chunk_id(self.doc_name, self.chunk_number + 1)
+        return next_id(self.doc_name, self.chunk_number, self.total_chunks)
 
     @property
     def url(self) -> str:
         """Page url + `#` + section slug: the deep link to the chunk's section."""
-        return f"{self.page_url}#{self.section_slug}" if self.section_slug else self.page_url
+        return section_url(self.page_url, self.section_slug)
 
     @property
     def absolute_url(self) -> str | None:
         """`url` joined to the site url; None when the site has no site_url."""
-        if not self.site_url:
-            return None
-        return self.site_url.rstrip("/") + "/" + self.url
+        return absolute_url(self.site_url, self.url)
 
     @property
     def uuid(self) -> str:
@@ -213,12 +192,12 @@ class Chunk:
     @property
     def document_uuid(self) -> str:
         """Deterministic uuid (v5) of the page."""
-        return _page_uuid5(self.parent_id)
+        return page_uuid5(self.parent_id)
 
     @property
     def sha256(self) -> str:
         """SHA-256 of `text` (UTF-8)."""
-        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        return text_sha256(self.text)
 
     @property
     def breadcrumb(self) -> str:
@@ -226,85 +205,5 @@ class Chunk:
         return " > ".join(self.header_path)
 
     def as_native(self) -> dict[str, Any]:
-        """The native record: seed 002's fields, then mdchunk's own."""
-        return {
-            "id": self.id,
-            "parentId": self.parent_id,
-            "prevId": self.prev_id,
-            "nextId": self.next_id,
-            "embedText": self.embed_text,
-            "originalText": self.text,
-            "chunkNumber": self.chunk_number,
-            "totalChunks": self.total_chunks,
-            "contentType": "doc",
-            "fileTitle": self.file_title,
-            "sectionTitle": self.section_title,
-            "headerPath": list(self.header_path),
-            "headerBreadcrumb": self.breadcrumb,
-            "headerDepths": list(self.header_depths),
-            "headerSlugs": list(self.header_slugs),
-            "sectionSlug": self.section_slug,
-            "url": self.url,
-            "absoluteUrl": self.absolute_url,
-            "pageUrl": self.page_url,
-            "subHeaders": list(self.sub_headers),
-            "charOffsets": {
-                "charStart": self.char_start,
-                "charEnd": self.char_end,
-                "totalChars": self.char_end - self.char_start,
-            },
-            "lineRange": {"startLine": self.start_line, "endLine": self.end_line},
-            "tokenStats": {
-                "tokens": self.tokens,
-                "estimatedTokens": estimate_tokens(self.text),
-                "embedTokens": self.embed_tokens,
-            },
-            "blockTypes": list(self.block_types),
-            "features": self.features.as_dict(),
-            "flags": self.flags.as_dict(),
-            "adaptiveSizing": None if self.adaptive is None else {
-                "contentComplexity": self.adaptive[0],
-                "sizeScaleFactor": self.adaptive[1],
-                "adaptiveSize": self.max_tokens,
-            },
-            "previousContent": self.previous_content,
-            "nextContent": self.next_content,
-            "uuid": self.uuid,
-            "documentUuid": self.document_uuid,
-            "sha256": self.sha256,
-            "schemaVersion": SCHEMA_VERSION,
-            "metadata": {
-                "sourceFile": self.source_file,
-                "processedAt": self.processed_at,
-                "chunkingOptions": self.chunking_options,
-                "pipeline": {"version": self.version, "processingTimeMs": self.processing_time_ms},
-                "frontMatter": self.front_matter,
-            },
-        }
-
-
-#: SHA-1 fed with the namespace's bytes: each uuid copies it and adds its name.
-_NAMESPACE_SHA1 = hashlib.sha1(UUID_NAMESPACE.bytes)
-#: The variant digit of a uuid (bits 10xx) by the low two bits of the hash's digit there.
-_VARIANT_DIGITS = "89ab"
-
-
-def uuid5_text(name: str) -> str:
-    """`str(uuid.uuid5(UUID_NAMESPACE, name))` without building a `UUID` object: the hash's
-    first 32 hex digits with the version digit set to 5 and the variant bits to 10 (3.0 us ->
-    0.8 us; with `_page_uuid5`, the two uuids of the 3,270 chunks of the Node.js docs take
-    0.003 s instead of 0.020 s)."""
-    hasher = _NAMESPACE_SHA1.copy()
-    hasher.update(name.encode("utf-8"))
-    value = hasher.hexdigest()
-    variant = _VARIANT_DIGITS[int(value[16], 16) & 3]
-    return f"{value[:8]}-{value[8:12]}-5{value[13:16]}-{variant}{value[17:20]}-{value[20:32]}"
-
-
-#: `uuid5_text`, cached for document uuids (every chunk of a page asks for the same one).
-_page_uuid5 = functools.lru_cache(maxsize=256)(uuid5_text)
-
-
-def chunk_id(doc_name: str, number: int) -> str:
-    """`doc:{docName}::ch{n}` (seed 002)."""
-    return f"doc:{doc_name}::ch{number}"
+        """The native record: seed 002's fields, then mdchunk's own (`records.native_record`)."""
+        return native_record(self)

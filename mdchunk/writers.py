@@ -13,6 +13,8 @@ from typing import IO, Any
 
 import orjson
 
+from mdchunk.records import orjson_writes_as_json
+
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: bool = True
                  ) -> None:
@@ -142,33 +144,6 @@ def dumps(record: Any) -> str:
             pass  # lone surrogates, ints past 64 bits, keys that are not str, deep nesting
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     return line.encode("utf-8", "replace").decode("utf-8")
-
-
-_SCALARS = frozenset({str, int, bool, type(None)})
-"""Types whose values orjson writes as `json` does, or refuses (then `json` writes them)."""
-
-
-def orjson_writes_as_json(value: Any) -> bool:
-    """Whether orjson writes `value` as `dumps` must, or refuses it: `value` holds only dicts,
-    lists, tuples, `_SCALARS` and floats that orjson writes as `repr` does, 0 and magnitudes in
-    [1e-4, 1e15) (orjson 3.9 to 3.13 write others with another exponent or as decimals, NaN
-    and infinities as null; `json` refuses other types, orjson writes some)."""
-    kind = type(value)
-    if kind is dict:
-        values: Iterable[Any] = value.values()
-    elif kind is list or kind is tuple:
-        values = value
-    elif kind is float:
-        number: float = value
-        return number == 0.0 or 1e-4 <= abs(number) < 1e15
-    else:
-        return kind in _SCALARS
-    if _SCALARS.issuperset(map(type, values)):
-        return True
-    try:
-        return all(orjson_writes_as_json(item) for item in values if type(item) not in _SCALARS)
-    except RecursionError:  # nested too deep, or holding itself: `json` says what it said
-        return False
 
 
 def write_jsonl(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:

@@ -69,6 +69,29 @@ def test_dumps_writes_what_json_writes(record: Any) -> None:
     assert dumps(record) == json_line(record)
 
 
+def nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("depth", [253, 254, 255, 256, 600])
+def test_dumps_of_deep_records_is_what_json_writes(depth: int) -> None:
+    # Around the depth orjson refuses, with a float orjson would write otherwise at the bottom.
+    for leaf in (1, "x", 1e16):
+        assert dumps(nested(depth, leaf)) == json_line(nested(depth, leaf))
+
+
+def test_dumps_of_a_record_holding_itself_fails_as_json_does() -> None:
+    record: dict[str, Any] = {"a": [1, 2]}
+    record["a"].append(record)
+    with pytest.raises(ValueError, match="Circular reference"):
+        json_line(record)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps(record)
+
+
 def test_write_text_and_atomic_write_create_folders(tmp_path: Path) -> None:
     write_text(tmp_path / "a" / "b" / "index.md", "# Title\n")
     assert (tmp_path / "a" / "b" / "index.md").read_text() == "# Title\n"
