@@ -23,7 +23,7 @@ from setuptools.command.build_ext import build_ext
 HERE = Path(__file__).parent
 #: The modules a page goes through while it is chunked (the rest is I/O and engine glue).
 COMPILED = ("mdchunk/html.py", "mdchunk/packing.py", "mdchunk/tree.py", "mdchunk/describe.py",
-            "mdchunk/records.py")
+            "mdchunk/records.py", "mdchunk/counting.py", "mdchunk/timing.py")
 DIGESTS = HERE / "mdchunk" / "_compiled.py"
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 #: The compiled modules (setup.py's COMPILED).
-MODULES = ("html", "packing", "tree", "describe", "records")
+MODULES = ("html", "packing", "tree", "describe", "records", "counting", "timing")
 _FOLDER = Path(__file__).parent
 
 

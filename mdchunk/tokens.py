@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from mdchunk.counting import surrogate_safe
 from mdchunk.errors import TokenizerError
 
 if TYPE_CHECKING:
@@ -118,17 +119,7 @@ def fast_count(name: str) -> TokenCounter | None:
     tokenizer = _rs_bpe_tokenizer(base)
     if tokenizer is None:
         return None
-    rs_count = tokenizer.count
-
-    def count(text: str) -> int:
-        try:
-            return int(rs_count(text))
-        except UnicodeEncodeError:
-            # A lone surrogate: replaced the way tiktoken replaces it before counting.
-            return int(rs_count(text.encode("utf-16", "surrogatepass").decode("utf-16",
-                                                                              "replace")))
-
-    return count
+    return surrogate_safe(tokenizer.count)
 
 
 @functools.cache
