@@ -2,9 +2,10 @@
 
 `setup.py` compiles `MODULES` with mypyc and records the digest of each source it compiled
 (`mdchunk._compiled`). Python imports a compiled module in preference to its source, so an
-editable install whose sources were edited since would run the old code: when any source
-differs from its digest, or when `MDCHUNK_PURE_PYTHON=1`, the sources of all of them are
-imported instead (they call each other directly when compiled, so they go together).
+editable install whose sources were edited since would run the old code. When any source
+differs from its digest, when an extension module lies here that the last build did not make (a
+module an earlier build compiled), or when `MDCHUNK_PURE_PYTHON=1`, the sources of all of them
+are imported instead: compiled, they call each other directly, so they go together.
 """
 
 from __future__ import annotations

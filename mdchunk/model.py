@@ -1,4 +1,5 @@
-"""The page model: blocks of rendered Markdown, each with exact offsets into the page text."""
+"""The page model: what an engine gives of a page, and the blocks of its rendered Markdown, each
+with exact offsets into the page text."""
 
 from __future__ import annotations
 
