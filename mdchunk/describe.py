@@ -21,7 +21,8 @@ from mdchunk.options import ChunkOptions
 from mdchunk.packing import Piece, first_true, last_true
 from mdchunk.tokens import TokenCounter
 
-_WORD_START = re.compile(r"(?<=\s)\S")
+#: Where a word starts: the places an overlap may begin.
+WORD_START = re.compile(r"(?<=\s)\S")
 _WORD_END = re.compile(r"\S(?=\s)")
 _ORDERED_MARKER = re.compile(r"\d+\. ")
 _CELL_BORDER = re.compile(r"(?<!\\)\|")
@@ -255,7 +256,7 @@ class ChunkBuilder:
     def _tail(self, piece: Piece, budget: int) -> str:
         """The longest tail of a piece, starting at a word, within `budget` tokens."""
         text = self.text[piece.start : piece.end]
-        starts = [match.start() for match in _WORD_START.finditer(text)]
+        starts = [match.start() for match in WORD_START.finditer(text)]
         start = first_true(starts, lambda at: self.count(text[at:]) <= budget)
         return "" if start is None else text[start:]
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 from mdchunk.chunk import Chunk
-from mdchunk.describe import ChunkBuilder, DescribeSettings
+from mdchunk.describe import WORD_START, ChunkBuilder, DescribeSettings
 from mdchunk.model import PageInput, ParsedPage
 from mdchunk.options import ChunkOptions
 from mdchunk.packing import Packer, Piece, first_true
@@ -24,8 +23,6 @@ from mdchunk.tokens import TokenCounter, token_counter
 from mdchunk.tree import Section, build_tree
 
 __all__ = ["Chunker", "PageChunks", "PageInput", "build_time"]
-
-_WORD_START = re.compile(r"(?<=\s)\S")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -127,7 +124,7 @@ class Chunker:
                 continue
             candidates = [
                 match.start()
-                for match in _WORD_START.finditer(text, previous.start, previous.end)
+                for match in WORD_START.finditer(text, previous.start, previous.end)
                 if not any(start < match.start() < end for start, end in atomic)
             ]
             start = self._first_fitting(text, candidates, previous.end, piece.end, piece.size)
