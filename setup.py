@@ -1,13 +1,16 @@
 """Build mdchunk with its chunking path compiled by mypyc, where that can be done.
 
-The modules of `COMPILED` are plain typed Python; mypyc turns them into C extensions that chunk
-about 1.3 times as fast (see benchmarks/RESULTS.md). Everything else in pyproject.toml.
+The modules of `COMPILED` are plain typed Python; mypyc turns them into C extensions, and
+chunking then takes about 20% fewer instructions (benchmarks/RESULTS.md, "Chunking alone").
+Everything else is in pyproject.toml.
 
 - `MDCHUNK_COMPILE=0` builds pure Python.
 - Where mypyc or the C compiler fails (no compiler, an untested mypy), the build goes on in
   pure Python with a warning: the compiled modules give the same chunks, only faster.
 - The sources' digests go into `mdchunk/_compiled.py`: a compiled module whose source was
-  edited since (an editable install) is not used (`mdchunk._compiled_path`).
+  edited since (an editable install) is not used (`mdchunk._native`).
+- What a compiled module must not do (recurse over page data, hold classes that are pickled)
+  is in `mdchunk._native`.
 """
 
 from __future__ import annotations

@@ -6,6 +6,17 @@ editable install whose sources were edited since would run the old code. When an
 differs from its digest, when an extension module lies here that the last build did not make (a
 module an earlier build compiled), or when `MDCHUNK_PURE_PYTHON=1`, the sources of all of them
 are imported instead: compiled, they call each other directly, so they go together.
+
+What a compiled module must not do:
+
+- recurse over page data: compiled recursion overflows the C stack and kills the process where
+  Python raises RecursionError (the front matter is made plain in `pipeline`, the orjson check
+  walks with its own stack, the HTML walk is bounded);
+- define classes that are pickled, or frozen dataclasses built in bulk: compiled, those unpickle
+  only with a `__reduce__` and build slower (`model`, `chunk` stay interpreted);
+- hold a function a test replaces: compiled callers do not see the replacement (`tokens`);
+- annotate what is not so: compiled code checks annotations at run time (the build type-checks
+  with lxml's stubs).
 """
 
 from __future__ import annotations

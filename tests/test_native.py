@@ -1,7 +1,8 @@
 """The compiled chunking path (mypyc, see setup.py) against its Python source.
 
 The compiled modules must give byte for byte what their sources give, and an edited source must
-never hide behind a stale compiled module. Skipped where mdchunk was built without compiling.
+never hide behind a stale compiled module (those tests are skipped where mdchunk was built
+without compiling). Page data too deep for a compiled walk must raise, not crash.
 """
 
 from __future__ import annotations
