@@ -34,10 +34,10 @@ def _warn(message: str) -> None:
     print(f"mdchunk: {message}; building pure Python (the same chunks, slower)", file=sys.stderr)
 
 
-def _write_digests(compiled: bool) -> None:
+def _write_digests(compiled: bool, digests_file: Path = DIGESTS) -> None:
     digests = {Path(path).stem: hashlib.sha256((HERE / path).read_bytes()).hexdigest()
                for path in COMPILED} if compiled else {}
-    DIGESTS.write_text(
+    digests_file.write_text(
         '"""Written by setup.py: the sources the compiled modules were built from."""\n\n'
         f"DIGESTS: dict[str, str] = {digests!r}\n", encoding="utf-8")
 
@@ -73,6 +73,9 @@ class _BuildExtOrPure(build_ext):
             for output in self.get_outputs():
                 Path(output).unlink(missing_ok=True)
             _write_digests(False)
+            built = Path(self.build_lib) / DIGESTS.relative_to(HERE)  # (copied before this ran)
+            if built.is_file():
+                _write_digests(False, built)
             _warn(f"the C extensions cannot be built ({error})")
 
 
