@@ -94,3 +94,5 @@ def _choose() -> bool:
 
 COMPILED = _choose()
 """True when the chunking path runs compiled (mypyc)."""
+BUILD = "compiled with mypyc" if COMPILED else "pure Python"
+"""How the chunking path runs here, in words (`mdchunk --version`, the debug log)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from mdchunk import _native
 from mdchunk._version import __version__
 from mdchunk.errors import MdChunkError, OptionError
 
@@ -30,7 +31,8 @@ def _fail(error: Exception) -> click.ClickException:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="mdchunk")
+@click.version_option(__version__, "--version", prog_name="mdchunk",
+                      message=f"%(prog)s %(version)s ({_native.BUILD})")
 def main() -> None:
     """Chunk documentation into RAG-ready chunks, search and check chunk indexes."""
 

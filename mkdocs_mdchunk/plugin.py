@@ -41,6 +41,7 @@ from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from mdchunk import _native
 from mdchunk._version import __version__
 from mdchunk.background import BackgroundChunker, default_workers
 from mdchunk.errors import MdChunkError
@@ -388,9 +389,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return
         fresh = [self.pages[source] for source in self.this_build.fresh if source in self.pages]
         where = "in the worker process" if in_workers else "inline"
-        log.debug("%d pages chunked %s (%d kept from the last build) in %s",
+        log.debug("%d pages chunked %s (%d kept from the last build) in %s; %s",
                   len(fresh), where, len(self.pages) - len(fresh),
-                  describe_timings(add_timings(page.timings for page in fresh)))
+                  describe_timings(add_timings(page.timings for page in fresh)), _native.BUILD)
         slowest = sorted(fresh, key=lambda page: -sum(page.timings.values()))[:3]
         if slowest:
             log.debug("slowest pages: %s", ", ".join(
