@@ -43,24 +43,27 @@ def _write_digests(compiled: bool, digests_file: Path = DIGESTS) -> None:
 
 
 def _extensions() -> list:
+    """mypyc's extension modules of `COMPILED` (none where it cannot make them), the digests
+    written to match."""
+    extensions = _mypyc_extensions()
+    _write_digests(bool(extensions))
+    return extensions
+
+
+def _mypyc_extensions() -> list:
     if os.environ.get("MDCHUNK_COMPILE", "1") == "0":
-        _write_digests(False)
         return []
     try:
         from mypyc.build import mypycify
     except ImportError as error:
         _warn(f"mypyc cannot be imported ({error})")
-        _write_digests(False)
         return []
     try:  # (paths from the project folder, where pip runs this)
-        extensions = mypycify(["--ignore-missing-imports", "--follow-imports=silent", *COMPILED],
-                              opt_level="3", group_name="mdchunk")
+        return mypycify(["--ignore-missing-imports", "--follow-imports=silent", *COMPILED],
+                        opt_level="3", group_name="mdchunk")
     except (Exception, SystemExit) as error:  # noqa: BLE001 - type errors exit
         _warn(f"mypyc failed ({error})")
-        _write_digests(False)
         return []
-    _write_digests(True)
-    return extensions
 
 
 class _BuildExtOrPure(build_ext):

@@ -142,6 +142,5 @@ def machine() -> str:
             continue
     from mdchunk import _native
 
-    build = "compiled with mypyc" if _native.COMPILED else "pure Python (not compiled)"
     return (f"{platform.platform()}, {model}, {cores} cores, Python "
-            f"{platform.python_version()}; " + ", ".join(versions) + f"; mdchunk {build}")
+            f"{platform.python_version()}; " + ", ".join(versions) + f"; mdchunk {_native.BUILD}")

@@ -30,7 +30,8 @@ _CELL_BORDER = re.compile(r"(?<!\\)\|")
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class DescribeSettings:
-    """What every chunk of a `Chunker` shares."""
+    """What every chunk of a page shares: the `Chunker`'s settings, read for each page (the
+    post-build path sets `Chunker.site_url` page by page)."""
 
     options: ChunkOptions
     count: TokenCounter
