@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mdchunk.collector import collector_paused
 from mdchunk.inspector import page_data
 from mdchunk.pipeline import PageChunks
 from mdchunk.profiles import (
@@ -80,8 +81,13 @@ class PageOutput:
 
 def page_output(result: PageChunks, settings: OutputSettings,
                 timer: StageTimer | None = None) -> PageOutput:
-    """The records of every selected format of one chunked page (timed as `records`)."""
-    timer = timer or StageTimer()
+    """The records of every selected format of one chunked page (timed as `records`; with the
+    garbage collector paused, see `mdchunk.collector`)."""
+    with collector_paused():
+        return _page_output(result, settings, timer or StageTimer())
+
+
+def _page_output(result: PageChunks, settings: OutputSettings, timer: StageTimer) -> PageOutput:
     before = timer.snapshot()
     with timer.stage("records"):
         records: dict[str, list[Any]] = {}

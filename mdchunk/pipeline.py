@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mdchunk.chunk import Chunk
+from mdchunk.collector import collector_paused
 from mdchunk.describe import WORD_START, ChunkBuilder, DescribeSettings
 from mdchunk.model import PageInput, ParsedPage
 from mdchunk.options import ChunkOptions
@@ -72,7 +73,12 @@ class Chunker:
         self._options_dict = options.as_dict()
 
     def chunk_page(self, page: PageInput) -> PageChunks:
-        """Parse, pack and describe one page."""
+        """Parse, pack and describe one page (with the garbage collector paused, see
+        `mdchunk.collector`)."""
+        with collector_paused():
+            return self._chunk_page(page)
+
+    def _chunk_page(self, page: PageInput) -> PageChunks:
         began = time.perf_counter()
         timer = self.timer
         before = timer.snapshot()
