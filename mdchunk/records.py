@@ -185,7 +185,7 @@ def orjson_writes_as_json(value: Any) -> bool:
 
     A walk with its own stack, bounded where orjson refuses to go deeper: a value nested deeper,
     or holding itself, is left to `json`. Scalars are looked at where they sit, never stacked
-    (the native records of the Node.js docs: 0.020 s -> 0.006 s)."""
+    (the native records of the Node.js docs: 0.017 s -> 0.012 s)."""
     stack: list[tuple[Any, int]] = [([value], -1)]  # (a list holding the value itself)
     while stack:
         item, depth = stack.pop()
