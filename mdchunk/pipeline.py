@@ -21,7 +21,7 @@ from mdchunk.options import ChunkOptions
 from mdchunk.packing import Packer, Piece, first_true
 from mdchunk.timing import StageTimer
 from mdchunk.tokens import TokenCounter, token_counter
-from mdchunk.tree import Section, build_tree
+from mdchunk.tree import Section, build_tree, release
 
 __all__ = ["Chunker", "PageChunks", "PageInput", "build_time"]
 
@@ -108,12 +108,14 @@ class Chunker:
                 builder.chunk(number, len(pieces), piece, spans, pieces)
                 for number, piece in enumerate(pieces)
             )
+        warnings = _warnings(root)
+        release(root)
         return PageChunks(
             source_path=page.source_path,
             url=page.url,
             markdown=parsed.markdown,
             chunks=chunks,
-            warnings=_warnings(root),
+            warnings=warnings,
             timings=timer.since(before),
         )
 
