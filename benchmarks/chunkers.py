@@ -5,8 +5,9 @@
 
 The corpus is the Node.js API docs (see corpus.py). LangChain, LlamaIndex and Chonkie chunk the
 Markdown source files; mdchunk chunks the HTML MkDocs renders from those same files (default
-theme, plugins: search), from the page body to its final records (`Chunk.as_native()`) with exact
-token counts. Every chunker gets the same token budget and cl100k_base, no overlap:
+theme, plugins: search), from the page body to its final records with exact token counts, as
+the plugin makes them (`Chunker.chunk_page`, then `page_output`: native records, encoded).
+Every chunker gets the same token budget and cl100k_base, no overlap:
 
 - LangChain: `MarkdownHeaderTextSplitter` (# to ######, strip_headers=False), then
   `RecursiveCharacterTextSplitter.from_tiktoken_encoder` with the Markdown separators of
@@ -18,11 +19,13 @@ token counts. Every chunker gets the same token budget and cl100k_base, no overl
   same intent (headings, blank lines, lines, sentences) and says so.
 
 Columns: CPU seconds (`time.process_time`, one process, the median of --runs runs; tokenizers and
-encodings are loaded before timing), MB/s of source Markdown (bytes of the .md files over those
-seconds, the same numerator for all four), median and max tokens of a chunk (tiktoken cl100k on
-the chunk's text), % of chunks over the budget, % of chunk boundaries inside a fenced code block,
-and what the records carry: anchors (a url#id deep link), offsets (into the page text: yes; into
-the chunk's section only: partial) and ids (stable: yes; new on every run: random).
+encodings are loaded before timing, then frozen out of the garbage collector's walks
+(`gc.freeze`), and the chunkers' runs alternate), MB/s of source Markdown
+(bytes of the .md files over those seconds, the same numerator for all four), median and max
+tokens of a chunk (tiktoken cl100k on the chunk's text), % of chunks over the budget, % of chunk
+boundaries inside a fenced code block, and what the records carry: anchors (a url#id deep link),
+offsets (into the page text: yes; into the chunk's section only: partial) and ids (stable: yes;
+new on every run: random).
 
 A boundary is the cut between consecutive chunks of a page; it falls inside a fenced code block
 when a fence (a line `^\\s*(```|~~~)`) opened before the cut is still open there. The fence state
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import importlib.metadata
 import os
 import re
@@ -214,22 +218,26 @@ def chonkie(max_tokens: int, encoding: tiktoken.Encoding,
 def mdchunk(max_tokens: int, *, tiktoken_only: bool = False
             ) -> Callable[[Sequence[Source]], Job]:
     """mdchunk's chunking, counting with its fastest counter (rs-bpe where installed) or, with
-    `tiktoken_only`, with tiktoken like the other chunkers."""
+    `tiktoken_only`, with tiktoken like the other chunkers. Each page goes the way the plugin
+    takes it: chunked, then its native records made and encoded as JSON lines."""
 
     def prepare(sources: Sequence[Source]) -> Job:
         from mdchunk import Chunker, ChunkOptions
+        from mdchunk.page_output import OutputSettings, page_output
         from mdchunk.tokens import tiktoken_counter, token_counter
 
         # A new Chunker per run: its token counts are memoized per chunker.
         counter = (tiktoken_counter if tiktoken_only else token_counter)(ENCODING)
         chunker = Chunker(ChunkOptions(max_tokens=max_tokens), counter=counter)
+        settings = OutputSettings()
 
         def job() -> list[list[str]]:
-            records = [
-                [chunk.as_native() for chunk in chunker.chunk_page(s.page).chunks]
-                for s in sources
-            ]
-            return [[record["originalText"] for record in page] for page in records]
+            pages: list[list[str]] = []
+            for source in sources:
+                result = chunker.chunk_page(source.page)
+                page_output(result, settings)
+                pages.append([chunk.text for chunk in result.chunks])
+            return pages
 
         return job
 
@@ -262,36 +270,61 @@ def cuts_in_code(pages: Sequence[Sequence[str]]) -> tuple[int, int, int]:
     return boundaries, inside, unclosed
 
 
-def measure(contender: Contender, sources: Sequence[Source], runs: int, count: Callable[[str], int],
-            max_tokens: int) -> Row:
-    """Time `contender` on `sources` (median of `runs`) and describe its chunks."""
-    row = Row(contender.name, provides=contender.provides)
+def measure(contenders: Sequence[Contender], sources: Sequence[Source], runs: int,
+            count: Callable[[str], int], max_tokens: int) -> list[Row]:
+    """Time each contender on `sources` (the median of `runs`) and describe its chunks.
+
+    The runs alternate, one of each contender in turn, so that a slow spell of the machine
+    falls on all of them rather than on whichever ran then."""
+    rows = {contender.name: Row(contender.name, provides=contender.provides)
+            for contender in contenders}
+    timings: dict[str, list[float]] = {contender.name: [] for contender in contenders}
+    pages: dict[str, list[list[str]]] = {}
+    racing = list(contenders)
+    for contender in contenders:  # load tokenizers, encodings and data outside the timing
+        if not _attempt(rows[contender.name], lambda c=contender: c.prepare(sources[:1])()):
+            racing.remove(contender)
+    # What all of them loaded is left out of the garbage collector's walks: no contender pays
+    # for walking another's modules.
+    gc.collect()
+    gc.freeze()
+    for _ in range(runs):
+        for contender in list(racing):
+            row = rows[contender.name]
+
+            def run(contender: Contender = contender) -> None:
+                job = contender.prepare(sources)
+                started = time.process_time()
+                pages[contender.name] = job()
+                timings[contender.name].append(time.process_time() - started)
+
+            if not _attempt(row, run):
+                racing.remove(contender)
+    for contender in racing:
+        row, texts = rows[contender.name], pages[contender.name]
+        row.seconds = statistics.median(timings[contender.name])
+        row.pages = len(texts)
+        row.chunks = sum(len(page) for page in texts)
+        row.tokens = [count(text) for page in texts for text in page]
+        row.boundaries, row.cuts_in_code, unclosed = cuts_in_code(texts)
+        if unclosed:
+            row.notes.append(f"{contender.name}: {unclosed} pages end inside a fence")
+    return list(rows.values())
+
+
+def _attempt(row: Row, action: Callable[[], object]) -> bool:
+    """Run `action`; on failure, say why in `row.status` and return False."""
     try:
-        contender.prepare(sources[:1])()  # load tokenizers, encodings and data outside the timing
-        timings: list[float] = []
-        pages: list[list[str]] = []
-        for _ in range(runs):
-            job = contender.prepare(sources)
-            started = time.process_time()
-            pages = job()
-            timings.append(time.process_time() - started)
+        action()
     except ImportError as error:
         row.status = f"not installed ({error.name or error})"
-        return row
     except OSError as error:  # socket timeouts and connection errors
         row.status = f"needs network? {type(error).__name__}: {str(error)[:80]}"
-        return row
     except Exception as error:  # noqa: BLE001 - report any failure of a third-party chunker
         row.status = f"failed: {type(error).__name__}: {str(error)[:80]}"
-        return row
-    row.seconds = statistics.median(timings)
-    row.pages = len(pages)
-    row.chunks = sum(len(page) for page in pages)
-    row.tokens = [count(text) for page in pages for text in page]
-    row.boundaries, row.cuts_in_code, unclosed = cuts_in_code(pages)
-    if unclosed:
-        row.notes.append(f"{contender.name}: {unclosed} pages end inside a fence")
-    return row
+    else:
+        return True
+    return False
 
 
 def table(rows: Sequence[Row], source_bytes: int, max_tokens: int) -> str:
@@ -373,6 +406,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=0, help="first N pages only (default: all)")
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", default="", help="comma-separated chunker names (default: all)")
     args = parser.parse_args()
     files = sorted(NODEJS_API.glob("*.md"))
     if not files:
@@ -411,9 +445,10 @@ def main() -> None:
     if fast_count(ENCODING):
         contenders.append(Contender("mdchunk[fast]", mdchunk(args.max_tokens), "yes/yes/yes"))
         notes.append("mdchunk[fast]: token counts by rs-bpe (the same counts as tiktoken)")
+    if args.only:
+        contenders = [c for c in contenders if c.name in args.only.split(",")]
     count = encoding.encode_ordinary
-    rows = [measure(c, sources, args.runs, lambda text: len(count(text)), args.max_tokens)
-            for c in contenders]
+    rows = measure(contenders, sources, args.runs, lambda text: len(count(text)), args.max_tokens)
     print(table(rows, source_bytes, args.max_tokens))
     for row in rows:
         notes.extend(row.notes)
