@@ -18,14 +18,13 @@ Every chunker gets the same token budget and cl100k_base, no overlap:
   encoding). The recipe lives on the Hugging Face hub; offline, the script builds rules of the
   same intent (headings, blank lines, lines, sentences) and says so.
 
-Columns: CPU seconds (`time.process_time`, one process, the median of --runs runs; tokenizers and
-encodings are loaded before timing, then frozen out of the garbage collector's walks
-(`gc.freeze`), and the chunkers' runs alternate), MB/s of source Markdown
-(bytes of the .md files over those seconds, the same numerator for all four), median and max
-tokens of a chunk (tiktoken cl100k on the chunk's text), % of chunks over the budget, % of chunk
-boundaries inside a fenced code block, and what the records carry: anchors (a url#id deep link),
-offsets (into the page text: yes; into the chunk's section only: partial) and ids (stable: yes;
-new on every run: random).
+Columns: CPU seconds (`time.process_time`, the median of --runs runs; each run is a fresh
+process that loads one chunker and its tokenizer and warms it on one page before timing, and the
+chunkers' runs alternate), MB/s of source Markdown (bytes of the .md files over those seconds,
+the same numerator for all four), median and max tokens of a chunk (tiktoken cl100k on the
+chunk's text), % of chunks over the budget, % of chunk boundaries inside a fenced code block,
+and what the records carry: anchors (a url#id deep link), offsets (into the page text: yes; into
+the chunk's section only: partial) and ids (stable: yes; new on every run: random).
 
 A boundary is the cut between consecutive chunks of a page; it falls inside a fenced code block
 when a fence (a line `^\\s*(```|~~~)`) opened before the cut is still open there. The fence state
@@ -44,8 +43,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -55,7 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -270,61 +269,105 @@ def cuts_in_code(pages: Sequence[Sequence[str]]) -> tuple[int, int, int]:
     return boundaries, inside, unclosed
 
 
-def measure(contenders: Sequence[Contender], sources: Sequence[Source], runs: int,
-            count: Callable[[str], int], max_tokens: int) -> list[Row]:
-    """Time each contender on `sources` (the median of `runs`) and describe its chunks.
+def measure(names: Sequence[str], corpus: Path, runs: int, count: Callable[[str], int], *,
+            max_tokens: int, provides: Mapping[str, str]) -> tuple[list[Row], list[str]]:
+    """Time each chunker on the corpus (the median of `runs`) and describe its chunks; also
+    return the notes the chunkers left.
 
-    The runs alternate, one of each contender in turn, so that a slow spell of the machine
-    falls on all of them rather than on whichever ran then."""
-    rows = {contender.name: Row(contender.name, provides=contender.provides)
-            for contender in contenders}
-    timings: dict[str, list[float]] = {contender.name: [] for contender in contenders}
-    pages: dict[str, list[list[str]]] = {}
-    racing = list(contenders)
-    for contender in contenders:  # load tokenizers, encodings and data outside the timing
-        if not _attempt(rows[contender.name], lambda c=contender: c.prepare(sources[:1])()):
-            racing.remove(contender)
-    # What all of them loaded is left out of the garbage collector's walks: no contender pays
-    # for walking another's modules.
-    gc.collect()
-    gc.freeze()
-    for _ in range(runs):
-        for contender in list(racing):
-            row = rows[contender.name]
+    Every run is a fresh process (`run_one`) that loads its chunker, warms it on one page and
+    times one pass, as a build's worker would chunk: no chunker runs in a process that another
+    one filled. The runs alternate, one of each chunker in turn, so that a slow spell of the
+    machine falls on all of them rather than on whichever ran then."""
+    rows = {name: Row(name, provides=provides[name]) for name in names}
+    timings: dict[str, list[float]] = {name: [] for name in names}
+    notes: list[str] = []
+    racing = list(names)
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(runs):
+            for name in list(racing):
+                texts = Path(folder) / f"{names.index(name)}.json"
+                result = subprocess.run(
+                    [sys.executable, __file__, "--run-one", name, "--corpus", str(corpus),
+                     "--texts", str(texts), "--max-tokens", str(max_tokens)],
+                    capture_output=True, text=True, check=False)
+                if result.returncode != 0:
+                    last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+                    rows[name].status = f"failed: {last[:80]}"
+                    racing.remove(name)
+                    continue
+                outcome = json.loads(result.stdout)
+                notes.extend(note for note in outcome["notes"] if note not in notes)
+                if outcome["status"]:
+                    rows[name].status = outcome["status"]
+                    racing.remove(name)
+                else:
+                    timings[name].append(outcome["seconds"])
+        for name in racing:  # the chunks of each one's last run
+            row = rows[name]
+            pages = json.loads((Path(folder) / f"{names.index(name)}.json").read_text("utf-8"))
+            row.seconds = statistics.median(timings[name])
+            row.pages = len(pages)
+            row.chunks = sum(len(page) for page in pages)
+            row.tokens = [count(text) for page in pages for text in page]
+            row.boundaries, row.cuts_in_code, unclosed = cuts_in_code(pages)
+            if unclosed:
+                notes.append(f"{name}: {unclosed} pages end inside a fence")
+    return [rows[name] for name in names], notes
 
-            def run(contender: Contender = contender) -> None:
-                job = contender.prepare(sources)
-                started = time.process_time()
-                pages[contender.name] = job()
-                timings[contender.name].append(time.process_time() - started)
 
-            if not _attempt(row, run):
-                racing.remove(contender)
-    for contender in racing:
-        row, texts = rows[contender.name], pages[contender.name]
-        row.seconds = statistics.median(timings[contender.name])
-        row.pages = len(texts)
-        row.chunks = sum(len(page) for page in texts)
-        row.tokens = [count(text) for page in texts for text in page]
-        row.boundaries, row.cuts_in_code, unclosed = cuts_in_code(texts)
-        if unclosed:
-            row.notes.append(f"{contender.name}: {unclosed} pages end inside a fence")
-    return list(rows.values())
-
-
-def _attempt(row: Row, action: Callable[[], object]) -> bool:
-    """Run `action`; on failure, say why in `row.status` and return False."""
+def run_one(name: str, corpus: Path, texts: Path, max_tokens: int) -> dict[str, Any]:
+    """In a fresh process: load chunker `name`, warm it on the first page, time one pass over
+    the corpus and write its texts, page by page, to `texts`. Returns the seconds, the notes
+    and a status (empty when it ran)."""
+    socket.setdefaulttimeout(10)  # no chunker may wait on the network
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sources = read_corpus(corpus)
+    notes: list[str] = []
+    contender = contenders(max_tokens, load_encoding(ENCODING), notes)[name]
+    outcome: dict[str, Any] = {"seconds": 0.0, "notes": notes, "status": ""}
     try:
-        action()
+        contender.prepare(sources[:1])()  # load tokenizers, encodings and data untimed
+        job = contender.prepare(sources)
+        started = time.process_time()
+        pages = job()
+        outcome["seconds"] = time.process_time() - started
     except ImportError as error:
-        row.status = f"not installed ({error.name or error})"
+        outcome["status"] = f"not installed ({error.name or error})"
     except OSError as error:  # socket timeouts and connection errors
-        row.status = f"needs network? {type(error).__name__}: {str(error)[:80]}"
+        outcome["status"] = f"needs network? {type(error).__name__}: {str(error)[:80]}"
     except Exception as error:  # noqa: BLE001 - report any failure of a third-party chunker
-        row.status = f"failed: {type(error).__name__}: {str(error)[:80]}"
+        outcome["status"] = f"failed: {type(error).__name__}: {str(error)[:80]}"
     else:
-        return True
-    return False
+        texts.write_text(json.dumps(pages), encoding="utf-8")
+    return outcome
+
+
+def contenders(max_tokens: int, encoding: tiktoken.Encoding, notes: list[str]
+               ) -> dict[str, Contender]:
+    """The chunkers in the race, by name (mdchunk[fast] where rs-bpe is installed)."""
+    racing = [
+        Contender("LangChain", langchain(max_tokens, encoding), "no/no/no"),
+        Contender("LlamaIndex", llamaindex(max_tokens, encoding), "no/partial/random"),
+        Contender("Chonkie", chonkie(max_tokens, encoding, notes), "no/yes/random"),
+        Contender("mdchunk", mdchunk(max_tokens, tiktoken_only=True), "yes/yes/yes"),
+    ]
+    if fast_count(ENCODING):
+        racing.append(Contender("mdchunk[fast]", mdchunk(max_tokens), "yes/yes/yes"))
+    return {contender.name: contender for contender in racing}
+
+
+def write_corpus(path: Path, sources: Sequence[Source]) -> None:
+    """The sources as JSON, for the processes of `run_one`."""
+    path.write_text(json.dumps([[s.name, s.markdown, s.page.html, s.page.url, s.page.title]
+                                for s in sources]), encoding="utf-8")
+
+
+def read_corpus(path: Path) -> list[Source]:
+    """The sources `write_corpus` wrote."""
+    from mdchunk import PageInput
+
+    return [Source(name, markdown, PageInput(html=html, source_path=name, url=url, title=title))
+            for name, markdown, html, url, title in json.loads(path.read_text(encoding="utf-8"))]
 
 
 def table(rows: Sequence[Row], source_bytes: int, max_tokens: int) -> str:
@@ -407,7 +450,13 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated chunker names (default: all)")
+    parser.add_argument("--run-one", help=argparse.SUPPRESS)  # (a timed run: see `run_one`)
+    parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--texts", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.run_one:
+        print(json.dumps(run_one(args.run_one, args.corpus, args.texts, args.max_tokens)))
+        return
     files = sorted(NODEJS_API.glob("*.md"))
     if not files:
         print(f"skipped: the Node.js API docs are not installed at {NODEJS_API}")
@@ -415,13 +464,15 @@ def main() -> None:
     if args.pages:
         files = files[: args.pages]
 
-    # No chunker may wait on the network: hub lookups read the local cache only, sockets time out.
-    socket.setdefaulttimeout(10)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     encoding = load_encoding(ENCODING)
     notes: list[str] = []
     if encoding.name != ENCODING:
         notes.append(f"encoding: {encoding.name} (the same ranks as {ENCODING})")
+    racing = contenders(args.max_tokens, encoding, [])
+    if args.only:
+        racing = {name: c for name, c in racing.items() if name in args.only.split(",")}
+    if "mdchunk[fast]" in racing:
+        notes.append("mdchunk[fast]: token counts by rs-bpe (the same counts as tiktoken)")
 
     print(f"machine: {machine()}")
     print(f"chunkers: {versions()}")
@@ -429,29 +480,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         rendered = render(files, Path(folder))
         shutil.rmtree(Path(folder) / "site")
-    sources = [Source(path.name, path.read_text(encoding="utf-8"), page)
-               for path, page in zip(files, rendered, strict=True)]
-    print(f"corpus: Node.js API docs, {len(files)} pages, {source_bytes / 1e6:.2f} MB of Markdown; "
-          f"budget {args.max_tokens} tokens, {ENCODING}, no overlap; CPU seconds: median of "
-          f"{args.runs} run{'s' if args.runs > 1 else ''}")
-    print()
-
-    contenders = [
-        Contender("LangChain", langchain(args.max_tokens, encoding), "no/no/no"),
-        Contender("LlamaIndex", llamaindex(args.max_tokens, encoding), "no/partial/random"),
-        Contender("Chonkie", chonkie(args.max_tokens, encoding, notes), "no/yes/random"),
-        Contender("mdchunk", mdchunk(args.max_tokens, tiktoken_only=True), "yes/yes/yes"),
-    ]
-    if fast_count(ENCODING):
-        contenders.append(Contender("mdchunk[fast]", mdchunk(args.max_tokens), "yes/yes/yes"))
-        notes.append("mdchunk[fast]: token counts by rs-bpe (the same counts as tiktoken)")
-    if args.only:
-        contenders = [c for c in contenders if c.name in args.only.split(",")]
-    count = encoding.encode_ordinary
-    rows = measure(contenders, sources, args.runs, lambda text: len(count(text)), args.max_tokens)
+        sources = [Source(path.name, path.read_text(encoding="utf-8"), page)
+                   for path, page in zip(files, rendered, strict=True)]
+        corpus = Path(folder) / "corpus.json"
+        write_corpus(corpus, sources)
+        print(f"corpus: Node.js API docs, {len(files)} pages, {source_bytes / 1e6:.2f} MB of "
+              f"Markdown; budget {args.max_tokens} tokens, {ENCODING}, no overlap; CPU seconds: "
+              f"median of {args.runs} run{'s' if args.runs > 1 else ''}, each in a fresh process")
+        print()
+        count = encoding.encode_ordinary
+        rows, left = measure(list(racing), corpus, args.runs, lambda text: len(count(text)),
+                             max_tokens=args.max_tokens,
+                             provides={name: c.provides for name, c in racing.items()})
     print(table(rows, source_bytes, args.max_tokens))
-    for row in rows:
-        notes.extend(row.notes)
+    notes += left
     if notes:
         print()
         print("\n".join(f"note: {note}" for note in notes))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import uuid
-from typing import Any
+from typing import Any, Final
 
 from mdchunk.tokens import estimate_tokens
 
@@ -173,7 +173,7 @@ def next_id(doc_name: str, number: int, total: int) -> str | None:
 
 
 #: Nesting orjson refuses beyond (`json` then writes the value, or says why it cannot).
-_ORJSON_DEPTH = 254
+_ORJSON_DEPTH: Final = 254
 
 
 def orjson_writes_as_json(value: Any) -> bool:
@@ -185,24 +185,50 @@ def orjson_writes_as_json(value: Any) -> bool:
 
     A walk with its own stack, bounded where orjson refuses to go deeper: a value nested deeper,
     or holding itself, is left to `json`. Scalars are looked at where they sit, never stacked
-    (the native records of the Node.js docs: 0.017 s -> 0.012 s)."""
-    stack: list[tuple[Any, int]] = [([value], -1)]  # (a list holding the value itself)
-    while stack:
-        item, depth = stack.pop()
+    (the native records of the Node.js docs: 0.016 s -> 0.010 s)."""
+    items: list[Any] = [[value]]  # containers to look into (first, a list holding the value)
+    depths: list[int] = [-1]  # the depth of each
+    while items:
+        item = items.pop()
+        depth = depths.pop()
         if depth >= _ORJSON_DEPTH:
             return False
-        for child in item.values() if type(item) is dict else item:
-            kind = type(child)
-            if kind is str or kind is int or kind is bool or child is None:
-                continue
-            if kind is float:
-                if not _float_writes_as_json(child):
+        if type(item) is dict:
+            mapping: dict[Any, Any] = item  # (typed, so that compiled code walks it as a dict)
+            for child in mapping.values():
+                verdict = _verdict(child)
+                if verdict == _REFUSED:
                     return False
-            elif kind is dict or kind is list or kind is tuple:
-                stack.append((child, depth + 1))
-            else:
-                return False
+                if verdict == _CONTAINER:
+                    items.append(child)
+                    depths.append(depth + 1)
+        else:
+            for child in item:
+                verdict = _verdict(child)
+                if verdict == _REFUSED:
+                    return False
+                if verdict == _CONTAINER:
+                    items.append(child)
+                    depths.append(depth + 1)
     return True
+
+
+_WRITTEN: Final = 0
+_CONTAINER: Final = 1
+_REFUSED: Final = 2
+
+
+def _verdict(value: Any) -> int:
+    """`_WRITTEN` for a value orjson writes as `json` does, `_CONTAINER` for one to look into,
+    `_REFUSED` otherwise."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return _WRITTEN
+    if kind is float:
+        return _WRITTEN if _float_writes_as_json(value) else _REFUSED
+    if kind is dict or kind is list or kind is tuple:
+        return _CONTAINER
+    return _REFUSED
 
 
 def _float_writes_as_json(number: float) -> bool:
