@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from mdchunk.adaptive import complexity
 from mdchunk.model import ATOMIC_REASONS, Block
@@ -77,12 +77,15 @@ class Packer:
         return Piece(start, end, section, oversize_reason=oversize_reason,
                      forced_split=forced_split, size=self.size, adaptive=self.adaptive)
 
-    def _enter(self, blocks: Sequence[Block]) -> tuple[int, tuple[float, float] | None]:
-        """Set the budget for a section starting a chunk group; return the one to restore."""
+    def _enter(self, section: Section, *, subsections: bool = True
+               ) -> tuple[int, tuple[float, float] | None]:
+        """Set the budget for a section starting a chunk group (with adaptive sizing, from the
+        blocks of the section's body, and of its subsections'); return the one to restore."""
         previous = (self.size, self.adaptive)
         sizing = self.options.adaptive_sizing
         if sizing is not None:
-            score = complexity(self.text, blocks)
+            parts: Iterable[Section] = section.walk() if subsections else [section]
+            score = complexity(self.text, [block for part in parts for block in part.body])
             scale, self.size = sizing.size(score)
             self.adaptive = (score, scale)
             self.budget = self.options.packing_budget(self.size)
@@ -110,7 +113,7 @@ class Packer:
     def _pack_all(self, root: Section) -> list[Piece]:
         pieces: list[Piece] = []
         if root.body:
-            previous = self._enter(root.body)
+            previous = self._enter(root, subsections=False)
             pieces += self._split_units(root.body, root)
             self._leave(previous)
         for child in root.children:
@@ -127,7 +130,7 @@ class Packer:
             section.parent.heading is None)
         previous = None
         if starts_group:
-            previous = self._enter([block for part in section.walk() for block in part.body])
+            previous = self._enter(section)
         keeps_whole = all(child.level > split_level for child in section.children)
         if keeps_whole and self._fits(section.start, section.end, self._estimate(section)):
             pieces = [self._piece(section.start, section.end, section)]
