@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import uuid
+from collections.abc import Iterable
 from typing import Any, Final
 
 from mdchunk.tokens import estimate_tokens
@@ -185,7 +186,7 @@ def orjson_writes_as_json(value: Any) -> bool:
 
     A walk with its own stack, bounded where orjson refuses to go deeper: a value nested deeper,
     or holding itself, is left to `json`. Scalars are looked at where they sit, never stacked
-    (the native records of the Node.js docs: 0.016 s -> 0.010 s)."""
+    (the native records of the Node.js docs: 0.016 s -> 0.012 s)."""
     items: list[Any] = [[value]]  # containers to look into (first, a list holding the value)
     depths: list[int] = [-1]  # the depth of each
     while items:
@@ -193,23 +194,14 @@ def orjson_writes_as_json(value: Any) -> bool:
         depth = depths.pop()
         if depth >= _ORJSON_DEPTH:
             return False
-        if type(item) is dict:
-            mapping: dict[Any, Any] = item  # (typed, so that compiled code walks it as a dict)
-            for child in mapping.values():
-                verdict = _verdict(child)
-                if verdict == _REFUSED:
-                    return False
-                if verdict == _CONTAINER:
-                    items.append(child)
-                    depths.append(depth + 1)
-        else:
-            for child in item:
-                verdict = _verdict(child)
-                if verdict == _REFUSED:
-                    return False
-                if verdict == _CONTAINER:
-                    items.append(child)
-                    depths.append(depth + 1)
+        children: Iterable[Any] = item.values() if type(item) is dict else item
+        for child in children:
+            verdict = _verdict(child)
+            if verdict == _REFUSED:
+                return False
+            if verdict == _CONTAINER:
+                items.append(child)
+                depths.append(depth + 1)
     return True
 
 
