@@ -368,15 +368,21 @@ class _BlockRuns:
         self.text = text
         self.blocks = blocks
         self.count = count
-        self.first = {block.start: index for index, block in enumerate(blocks)}
-        self.last = {block.end: index for index, block in enumerate(blocks)}
+        self.first: dict[int, int] = {}  # a block's start: its index
+        self.last: dict[int, int] = {}  # a block's end: its index
         self._sums: list[int] | None = None  # sums[i]: blocks 0..i-1, each with its separator
         self._alone_counts: dict[int, int] = {}  # block index: its count without separator
-        self._breaks: list[int] = [0]  # breaks[i]: separators before block i that are not line ends
-        for previous, block in itertools.pairwise(blocks):
-            separator = text[previous.end : block.start]
-            cut = "\n" in separator and not text[block.start : block.start + 1].isspace()
-            self._breaks.append(self._breaks[-1] + (not cut))
+        self._breaks: list[int] = []  # breaks[i]: separators before block i that are not line ends
+        breaks = previous_end = 0
+        for index, block in enumerate(blocks):  # (one pass, each block's offsets read once)
+            start, end = block.start, block.end
+            self.first[start] = index
+            self.last[end] = index
+            if index and not ("\n" in text[previous_end:start]
+                              and not text[start : start + 1].isspace()):
+                breaks += 1
+            self._breaks.append(breaks)
+            previous_end = end
 
     def tokens(self, start: int, end: int) -> int | None:
         """The exact count of `text[start:end]` when it is a run of whole blocks, else None."""
