@@ -24,6 +24,7 @@ from mdchunk.profiles import (
     page_records,
     write_records,
 )
+from mdchunk.records import native_record_writes_as_json
 from mdchunk.timing import StageTimer
 from mdchunk.writers import dumps
 
@@ -93,8 +94,16 @@ def _page_output(result: PageChunks, settings: OutputSettings, timer: StageTimer
         records: dict[str, list[Any]] = {}
         for name, values in page_records(result, settings.formats,
                                          language=settings.language).items():
-            encode = PROFILES[name].layout in ENCODED_LAYOUTS
-            records[name] = [dumps(value) for value in values] if encode else values
+            if PROFILES[name].layout not in ENCODED_LAYOUTS:
+                records[name] = values
+            elif name == "native":  # (one record per chunk: what orjson may write is known)
+                seen: dict[int, bool] = {}
+                records[name] = [
+                    dumps(value, as_json=native_record_writes_as_json(chunk, seen))
+                    for value, chunk in zip(values, result.chunks, strict=True)
+                ]
+            else:
+                records[name] = [dumps(value) for value in values]
         inspector = page_data(result) if settings.inspector else None
     timings = dict(result.timings)
     timings["records"] = timer.since(before)["records"]

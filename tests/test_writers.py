@@ -112,3 +112,58 @@ def test_folder_swap_sweeps_what_killed_writers_left(tmp_path: Path) -> None:
     assert (tmp_path / "chunks" / "sub" / "b.json").read_bytes() == b"[]"
     replace_folder(tmp_path / "chunks", {"c.json": b"{}"})
     assert sorted(p.name for p in (tmp_path / "chunks").iterdir()) == ["c.json"]
+
+
+def a_chunk(values: dict[str, Any] | None = None) -> Any:
+    """A real chunk (the second of a small page) to vary."""
+    from mdchunk import Chunker, ChunkOptions, PageInput
+
+    html = ("<h1 id='t'>Title</h1><p>Intro text here.</p><h2 id='a'>A</h2>"
+            + "<p>Some words in a paragraph. </p>" * 40 + "<h2 id='b'>B</h2><p>More.</p>")
+    chunker = Chunker(ChunkOptions.validated({"max_tokens": 64, **(values or {})}))
+    page = PageInput(html=html, source_path="p.md", url="p/", title="Title")
+    return chunker.chunk_page(page).chunks[1]
+
+
+PLAIN_CHUNK = a_chunk()
+ADAPTIVE_CHUNK = a_chunk({"adaptive_sizing": True})
+engine_text = any_text | st.builds(type("Name", (str,), {}), any_text)
+
+
+native_cases = st.fixed_dictionaries({
+    "front_matter": st.dictionaries(any_text, json_like, max_size=4) | json_like,
+    "options": st.dictionaries(any_text, json_like, max_size=3),
+    "seconds": st.floats() | st.integers(),
+    "adaptive": st.none() | st.tuples(st.floats(), st.floats()),
+    "title": engine_text, "url": engine_text, "path": engine_text,
+})
+
+
+@settings(max_examples=400, deadline=None)
+@given(native_cases)
+@example({"front_matter": nested(252, 1), "options": {}, "seconds": 1.5, "adaptive": None,
+          "title": "T", "url": "u/", "path": "p.md"})
+@example({"front_matter": {"when": 1e20}, "options": {"x": [2**70]}, "seconds": 1e-07,
+          "adaptive": (float("nan"), 1.0), "title": "T\ud800", "url": "u/", "path": "p.md"})
+def test_the_native_records_verdict_is_the_walks(case: dict[str, Any]) -> None:
+    # `native_record_writes_as_json` looks only where a native record can hold what orjson
+    # writes otherwise than json: it must say what the walk of the whole record says, and
+    # the line written with its verdict must be json's.
+    import dataclasses
+
+    from mdchunk.records import (
+        native_record,
+        native_record_writes_as_json,
+        orjson_writes_as_json,
+    )
+
+    adaptive = case["adaptive"]
+    chunk = dataclasses.replace(
+        PLAIN_CHUNK if adaptive is None else ADAPTIVE_CHUNK, front_matter=case["front_matter"],
+        chunking_options=case["options"], processing_time_ms=case["seconds"],
+        file_title=case["title"], page_url=case["url"], source_file=case["path"],
+        **({} if adaptive is None else {"adaptive": adaptive}))
+    record = native_record(chunk)
+    verdict = native_record_writes_as_json(chunk, {})
+    assert verdict == orjson_writes_as_json(record)
+    assert dumps(record, as_json=verdict) == json_line(record)
