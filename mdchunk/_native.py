@@ -13,7 +13,8 @@ What a compiled module must not do:
   Python raises RecursionError (the front matter is made plain in `pipeline`, the orjson check
   walks with its own stack, the HTML walk is bounded);
 - define classes that are pickled, or frozen dataclasses built in bulk: compiled, those unpickle
-  only with a `__reduce__` and build slower (`model`, `chunk` stay interpreted);
+  only with a `__reduce__` and build slower (`model`, `chunk` stay interpreted, and so does
+  `frozen`, whose fast constructors rely on the interpreter's stores to slots);
 - hold a function a test replaces: compiled callers do not see the replacement (`tokens`);
 - annotate what is not so: compiled code checks annotations at run time (the build type-checks
   with lxml's stubs).

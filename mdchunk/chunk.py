@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
+from mdchunk.frozen import frozen_maker
 from mdchunk.records import (
     SCHEMA_VERSION,
     UUID_NAMESPACE,
@@ -207,3 +209,9 @@ class Chunk:
     def as_native(self) -> dict[str, Any]:
         """The native record: seed 002's fields, then mdchunk's own (`records.native_record`)."""
         return native_record(self)
+
+
+new_chunk: Callable[..., Chunk] = frozen_maker(Chunk)
+"""`Chunk(...)`, faster (`mdchunk.frozen`): what `ChunkBuilder` makes each chunk with."""
+new_features: Callable[..., Features] = frozen_maker(Features)
+"""`Features(...)`, faster (`mdchunk.frozen`)."""

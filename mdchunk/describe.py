@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.chunk import Chunk, Features, Flags
+from mdchunk.chunk import Chunk, Features, Flags, new_chunk, new_features
 from mdchunk.model import Block, PageInput, ParsedPage
 from mdchunk.options import ChunkOptions
 from mdchunk.packing import Piece, first_true, last_true
@@ -115,7 +115,7 @@ class ChunkBuilder:
             has_overlap_previous=start < piece.start,
             has_overlap_next=number + 1 < total and starts[number + 1] < pieces[number + 1].start,
         )
-        return Chunk(
+        return new_chunk(
             doc_name=self.doc_name,
             chunk_number=number,
             total_chunks=total,
@@ -231,7 +231,7 @@ class ChunkBuilder:
                 rows += body_rows
                 columns = max(columns, width)
                 with_header += header
-        return Features(
+        return new_features(
             headings=kinds.count("heading"),
             paragraphs=kinds.count("paragraph"),
             lists=kinds.count("list"),

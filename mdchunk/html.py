@@ -17,11 +17,10 @@ children, highlighted code read in one libxml2 call.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import html.parser
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from html import unescape
 from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
@@ -29,7 +28,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 from lxml.etree import _Element
 
-from mdchunk.model import Block, BlockKind, ParsedPage
+from mdchunk.model import Block, BlockKind, ParsedPage, new_block
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 #: Elements whose content never reaches chunk text.
@@ -209,45 +208,6 @@ def _parse_capped(text: str) -> _Element:
     return builder.finish()
 
 
-def _block_factory() -> Callable[
-        [BlockKind, int, int, tuple[Block, ...], int, str, str, str, bool], Block]:
-    """`Block(kind, start, end, children, level, title, anchor, language, prose)`, faster.
-
-    The frozen dataclass's `__init__` sets each field through `object.__setattr__`; the slots'
-    own setters take half the time (0.79 -> 0.44 us a block, 35,000 blocks in the Node.js
-    docs). Plain `Block` if its fields are not the ones set here.
-    """
-    names = ("kind", "start", "end", "children", "level", "title", "anchor", "language", "prose",
-             "inline_math")
-    if (tuple(field.name for field in dataclasses.fields(Block)) != names
-            or hasattr(Block, "__post_init__")):
-        return Block
-    (set_kind, set_start, set_end, set_children, set_level, set_title, set_anchor, set_language,
-     set_prose, set_math) = (vars(Block)[name].__set__ for name in names)
-    new = object.__new__
-
-    def make(kind: BlockKind, start: int, end: int,  # noqa: PLR0917 (as `Block(...)`)
-             children: tuple[Block, ...], level: int, title: str, anchor: str, language: str,
-             prose: bool) -> Block:
-        block: Block = new(Block)
-        set_kind(block, kind)
-        set_start(block, start)
-        set_end(block, end)
-        set_children(block, children)
-        set_level(block, level)
-        set_title(block, title)
-        set_anchor(block, anchor)
-        set_language(block, language)
-        set_prose(block, prose)
-        set_math(block, ())
-        return block
-
-    return make
-
-
-_new_block = _block_factory()
-
-
 class _Open:
     """A block being written: where it started and what it holds so far."""
 
@@ -355,7 +315,7 @@ class _Writer:
         if end == start or (block.container and not block.children and not block.title):
             self.reset(block.mark)
             return None
-        done = _new_block(block.kind, start, end, tuple(block.children), block.level,
+        done = new_block(block.kind, start, end, tuple(block.children), block.level,
                           block.title, block.anchor, block.language, block.prose)
         if block.math:
             self.math.append((start, block.math))
@@ -401,7 +361,7 @@ class _Writer:
             self.pos, self.line_start = before, line_start
             return
         self.siblings.append(
-            _new_block(kind, start, end, (), level, title, anchor, language, prose))
+            new_block(kind, start, end, (), level, title, anchor, language, prose))
         if math:
             self.math.append((start, math))
         self.filled[-1] = True
@@ -434,7 +394,7 @@ class _Writer:
             self.pos = end = start + len(text)
             self.line_start = False
         self.siblings.append(
-            _new_block("paragraph", start, end, (), 0, "", "", "", True))
+            new_block("paragraph", start, end, (), 0, "", "", "", True))
         if math:
             self.math.append((start, math))
         self.filled[-1] = True
@@ -469,11 +429,11 @@ class _Writer:
         else:  # (`write` of one line, inlined)
             parts.append(text)
             self.pos = end = inner + len(text)
-        paragraph = _new_block("paragraph", inner, end, (), 0, "", "", "", True)
+        paragraph = new_block("paragraph", inner, end, (), 0, "", "", "", True)
         if math:
             self.math.append((inner, math))
         self.siblings.append(
-            _new_block("item", start, end, (paragraph,), 0, "", "", "", False))
+            new_block("item", start, end, (paragraph,), 0, "", "", "", False))
         self.filled[-1] = True
         return True
 
