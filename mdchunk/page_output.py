@@ -16,17 +16,8 @@ from typing import Any
 from mdchunk.collector import collector_paused
 from mdchunk.inspector import page_data
 from mdchunk.pipeline import PageChunks
-from mdchunk.profiles import (
-    ENCODED_LAYOUTS,
-    PROFILES,
-    Record,
-    check_formats,
-    page_records,
-    write_records,
-)
-from mdchunk.records import native_record_writes_as_json
+from mdchunk.profiles import Record, check_formats, encoded_page_records, write_records
 from mdchunk.timing import StageTimer
-from mdchunk.writers import dumps
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -91,19 +82,7 @@ def page_output(result: PageChunks, settings: OutputSettings,
 def _page_output(result: PageChunks, settings: OutputSettings, timer: StageTimer) -> PageOutput:
     before = timer.snapshot()
     with timer.stage("records"):
-        records: dict[str, list[Any]] = {}
-        for name, values in page_records(result, settings.formats,
-                                         language=settings.language).items():
-            if PROFILES[name].layout not in ENCODED_LAYOUTS:
-                records[name] = values
-            elif name == "native":  # (one record per chunk: what orjson may write is known)
-                seen: dict[int, bool] = {}
-                records[name] = [
-                    dumps(value, as_json=native_record_writes_as_json(chunk, seen))
-                    for value, chunk in zip(values, result.chunks, strict=True)
-                ]
-            else:
-                records[name] = [dumps(value) for value in values]
+        records = encoded_page_records(result, settings.formats, language=settings.language)
         inspector = page_data(result) if settings.inspector else None
     timings = dict(result.timings)
     timings["records"] = timer.since(before)["records"]

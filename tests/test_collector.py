@@ -68,13 +68,13 @@ def test_records_are_made_with_the_collector_paused(collector_on: None,
     import mdchunk.page_output as module
 
     seen: list[bool] = []
-    real = module.page_records
+    real = module.encoded_page_records
 
     def recording(*args: object, **kwargs: object) -> object:
         seen.append(gc.isenabled())
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(module, "page_records", recording)
+    monkeypatch.setattr(module, "encoded_page_records", recording)
     chunker = Chunker(ChunkOptions())
     output = page_output(chunker.chunk_page(PAGE), OutputSettings())
     assert output.records["native"]

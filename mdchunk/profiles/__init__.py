@@ -43,7 +43,7 @@ from mdchunk.profiles.markdown_chunker import (
     markdown_chunker_record,
     markdown_chunker_records,
 )
-from mdchunk.profiles.native import native_records
+from mdchunk.profiles.native import native_lines, native_records
 from mdchunk.profiles.output import write_folder, write_json_array
 from mdchunk.profiles.semantic import (
     ChunkMetrics,
@@ -54,7 +54,7 @@ from mdchunk.profiles.semantic import (
 )
 from mdchunk.profiles.validation import ChunkValidationError
 from mdchunk.sqlite import write_sqlite
-from mdchunk.writers import write_jsonl
+from mdchunk.writers import dumps, write_jsonl
 
 __all__ = [
     "PROFILES",
@@ -74,6 +74,7 @@ __all__ = [
     "content_type",
     "docsearch_record",
     "docsearch_records",
+    "encoded_page_records",
     "file_doc_name",
     "file_path",
     "file_record",
@@ -86,6 +87,7 @@ __all__ = [
     "hepilot_schema",
     "markdown_chunker_record",
     "markdown_chunker_records",
+    "native_lines",
     "native_records",
     "page_records",
     "plain_text",
@@ -171,6 +173,25 @@ def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | No
 
 ENCODED_LAYOUTS = frozenset({"jsonl", "json"})
 """Layouts written as JSON text one record at a time: their records can arrive encoded."""
+
+
+def encoded_page_records(page: ChunksLike, formats: Sequence[str], *,
+                         language: str | None = None) -> dict[str, list[Record] | list[str]]:
+    """`page_records`, with the records of the `ENCODED_LAYOUTS` formats as JSON text
+    (`writers.dumps`): what a worker hands to the process that writes the index. The native
+    records are encoded as they are made (`native_lines`)."""
+    selected = check_formats(formats)
+    records = page_records(page, [name for name in selected if name != "native"],
+                           language=language)
+    encoded: dict[str, list[Record] | list[str]] = {}
+    for name in selected:
+        if name == "native":
+            encoded[name] = native_lines(page)
+        elif PROFILES[name].layout in ENCODED_LAYOUTS:
+            encoded[name] = [dumps(record) for record in records[name]]
+        else:
+            encoded[name] = records[name]
+    return encoded
 
 
 def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
