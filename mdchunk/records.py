@@ -192,8 +192,8 @@ def orjson_writes_as_json(value: Any, *, depth: int = 0) -> bool:
     depths: list[int] = [depth - 1]  # the depth of each
     while items:
         item = items.pop()
-        depth = depths.pop()
-        if depth >= _ORJSON_DEPTH:
+        level = depths.pop()
+        if level >= _ORJSON_DEPTH:
             return False
         children: Iterable[Any] = item.values() if type(item) is dict else item
         for child in children:
@@ -202,7 +202,7 @@ def orjson_writes_as_json(value: Any, *, depth: int = 0) -> bool:
                 return False
             if verdict == _CONTAINER:
                 items.append(child)
-                depths.append(depth + 1)
+                depths.append(level + 1)
     return True
 
 
