@@ -27,8 +27,9 @@ _MISSING = dataclasses.MISSING
 def frozen_maker(cls: type[T]) -> Callable[..., T]:
     """A function that builds `cls(...)` from the same arguments, faster (see the module).
 
-    `cls` must be a frozen dataclass with slots, without `__post_init__`, whose fields all
-    take part in `__init__` and have no default factory; otherwise `cls` itself is returned.
+    `cls` must be a dataclass with slots and no base class, without `__post_init__`, whose
+    fields all take part in `__init__` positionally and have no default factory; otherwise
+    `cls` itself is returned.
     """
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     slots = getattr(cls, "__slots__", None)
@@ -36,7 +37,8 @@ def frozen_maker(cls: type[T]) -> Callable[..., T]:
         slots is None
         or tuple(slots) != tuple(field.name for field in fields)
         or hasattr(cls, "__post_init__")
-        or any(not field.init or field.default_factory is not _MISSING for field in fields)
+        or any(not field.init or field.kw_only or field.default_factory is not _MISSING
+               for field in fields)
         or cls.__bases__ != (object,)
     ):
         return cls

@@ -316,7 +316,7 @@ class _Writer:
             self.reset(block.mark)
             return None
         done = new_block(block.kind, start, end, tuple(block.children), block.level,
-                          block.title, block.anchor, block.language, block.prose)
+                         block.title, block.anchor, block.language, block.prose)
         if block.math:
             self.math.append((start, block.math))
         self.siblings.append(done)

@@ -98,6 +98,12 @@ class WithoutSlots:
     value: int
 
 
-@pytest.mark.parametrize("cls", [WithFactory, WithPostInit, WithoutSlots])
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class KeywordOnly:
+    value: int = 0
+    name: str
+
+
+@pytest.mark.parametrize("cls", [WithFactory, WithPostInit, WithoutSlots, KeywordOnly])
 def test_classes_a_maker_cannot_serve_are_made_by_themselves(cls: type) -> None:
     assert frozen_maker(cls) is cls
