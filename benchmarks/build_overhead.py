@@ -10,7 +10,7 @@ build (mdchunk's page cache emptied before each run) and a rebuild of the unchan
 page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
 (Material with pymdownx extensions), `mkdocs-inline` (a first build with `workers: 0`: chunking
 in the build's own process), `mkdocs-tiktoken` (a first build counting with tiktoken where
-rs-bpe is installed: `MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial) and `sphinx-j2`
+a fast counter is installed: `MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial) and `sphinx-j2`
 (MyST, `-j 2`).
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
 all processes together (summed PSS: the pages they share are counted once).
@@ -18,7 +18,7 @@ all processes together (summed PSS: the pages they share are counted once).
 Then it times the chunking step alone on one core (rendered HTML to final records with exact
 token counts, tokenizer loaded, no cache) and prints its throughput in MB of source Markdown
 per second, and the time per stage (`mdchunk.timing`), with each token counter installed
-(rs-bpe, `mdchunk[fast]`, and tiktoken).
+(fastokens and rs-bpe, `mdchunk[fast]`, and tiktoken).
 """
 
 from __future__ import annotations
@@ -183,17 +183,19 @@ def main() -> None:
 
 
 def token_counters() -> list[str]:
-    """The token counters this machine has: rs-bpe (`mdchunk[fast]`) where installed, tiktoken."""
-    from mdchunk.tokens import fast_count
+    """The token counters this machine has: fastokens and rs-bpe (`mdchunk[fast]`) where
+    installed, tiktoken."""
+    from mdchunk.tokens import FAST_COUNTERS, fast_counter_name
 
-    return ["rs-bpe", "tiktoken"] if fast_count("cl100k_base") else ["tiktoken"]
+    installed = {fast_counter_name("cl100k_base"), fast_counter_name("cl100k_base", in_build=True)}
+    return [counter for counter in FAST_COUNTERS if counter in installed] + ["tiktoken"]
 
 
 @contextlib.contextmanager
 def counted_by(counter: str) -> Iterator[None]:
     """Chunkers made inside count with `counter` (`MDCHUNK_TOKENIZER`)."""
     before = os.environ.get("MDCHUNK_TOKENIZER")
-    os.environ["MDCHUNK_TOKENIZER"] = "tiktoken" if counter == "tiktoken" else ""
+    os.environ["MDCHUNK_TOKENIZER"] = counter
     try:
         yield
     finally:

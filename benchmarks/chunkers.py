@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import NODEJS_API, nodejs_site
 from benchmarks.measure import machine
-from mdchunk.tokens import fast_count, load_encoding
+from mdchunk.tokens import fast_counter_name, load_encoding
 
 if TYPE_CHECKING:
     import tiktoken
@@ -214,11 +214,12 @@ def chonkie(max_tokens: int, encoding: tiktoken.Encoding,
     return prepare
 
 
-def mdchunk(max_tokens: int, *, tiktoken_only: bool = False
+def mdchunk(max_tokens: int, *, tiktoken_only: bool = False, in_build: bool = False
             ) -> Callable[[Sequence[Source]], Job]:
-    """mdchunk's chunking, counting with its fastest counter (rs-bpe where installed) or, with
-    `tiktoken_only`, with tiktoken like the other chunkers. Each page goes the way the plugin
-    takes it: chunked, then its native records made and encoded as JSON lines."""
+    """mdchunk's chunking, counting with its fastest counter (fastokens where installed; with
+    `in_build`, the counter of the plugin's worker: rs-bpe) or, with `tiktoken_only`, with
+    tiktoken like the other chunkers. Each page goes the way the plugin takes it: chunked, then
+    its native records made and encoded as JSON lines."""
 
     def prepare(sources: Sequence[Source]) -> Job:
         from mdchunk import Chunker, ChunkOptions
@@ -226,7 +227,8 @@ def mdchunk(max_tokens: int, *, tiktoken_only: bool = False
         from mdchunk.tokens import tiktoken_counter, token_counter
 
         # A new Chunker per run: its token counts are memoized per chunker.
-        counter = (tiktoken_counter if tiktoken_only else token_counter)(ENCODING)
+        counter = (tiktoken_counter(ENCODING) if tiktoken_only
+                   else token_counter(ENCODING, in_build=in_build))
         chunker = Chunker(ChunkOptions(max_tokens=max_tokens), counter=counter)
         settings = OutputSettings()
 
@@ -344,15 +346,20 @@ def run_one(name: str, corpus: Path, texts: Path, max_tokens: int) -> dict[str, 
 
 def contenders(max_tokens: int, encoding: tiktoken.Encoding, notes: list[str]
                ) -> dict[str, Contender]:
-    """The chunkers in the race, by name (mdchunk[fast] where rs-bpe is installed)."""
+    """The chunkers in the race, by name: mdchunk[fast] where a fast counter is installed, and
+    "mdchunk[fast] build" where the plugin's worker counts with another one."""
     racing = [
         Contender("LangChain", langchain(max_tokens, encoding), "no/no/no"),
         Contender("LlamaIndex", llamaindex(max_tokens, encoding), "no/partial/random"),
         Contender("Chonkie", chonkie(max_tokens, encoding, notes), "no/yes/random"),
         Contender("mdchunk", mdchunk(max_tokens, tiktoken_only=True), "yes/yes/yes"),
     ]
-    if fast_count(ENCODING):
+    bulk, build = fast_counter_name(ENCODING), fast_counter_name(ENCODING, in_build=True)
+    if bulk:
         racing.append(Contender("mdchunk[fast]", mdchunk(max_tokens), "yes/yes/yes"))
+    if build and build != bulk:
+        racing.append(Contender("mdchunk[fast] build", mdchunk(max_tokens, in_build=True),
+                                "yes/yes/yes"))
     return {contender.name: contender for contender in racing}
 
 
@@ -472,7 +479,11 @@ def main() -> None:
     if args.only:
         racing = {name: c for name, c in racing.items() if name in args.only.split(",")}
     if "mdchunk[fast]" in racing:
-        notes.append("mdchunk[fast]: token counts by rs-bpe (the same counts as tiktoken)")
+        notes.append(f"mdchunk[fast]: token counts by {fast_counter_name(ENCODING)} (the same "
+                     "counts as tiktoken)")
+    if "mdchunk[fast] build" in racing:
+        notes.append(f"mdchunk[fast] build: by {fast_counter_name(ENCODING, in_build=True)}, "
+                     "the counter of the plugin's worker process (quicker to load, smaller)")
 
     print(f"machine: {machine()}")
     print(f"chunkers: {versions()}")

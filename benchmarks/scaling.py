@@ -37,11 +37,11 @@ if TYPE_CHECKING:
 
 
 def unmemoized_counter() -> Callable[[str], int]:
-    """The fastest counter without a memo: the copies' texts are the same, and a memo would
-    count each of them once."""
+    """The plugin worker's counter, without a memo: the copies' texts are the same, and a memo
+    would count each of them once (fastokens keeps a cache of pieces inside: it would too)."""
     from mdchunk.tokens import fast_count, load_encoding
 
-    fast = fast_count("cl100k_base")
+    fast = fast_count("cl100k_base", in_build=True)
     if fast is not None:
         return fast
     encode = load_encoding("cl100k_base").encode_ordinary

@@ -58,7 +58,7 @@ from mdchunk.page_output import (
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
-from mdchunk.tokens import token_counter
+from mdchunk.tokens import token_counter, tokenizer_choice
 from mdchunk.writers import write_text
 from mkdocs_mdchunk.config import MdChunkConfig
 
@@ -98,6 +98,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             self._stop_workers()
             return config
         options = self.config.chunk_options()
+        try:
+            tokenizer_choice()
+        except MdChunkError as error:
+            raise PluginError(f"mdchunk: {error}") from error
         inspector = self.config.inspector
         self.output = OutputSettings(
             formats=tuple(check_formats(self.config.formats)),
@@ -130,7 +134,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return config
         self._stop_workers()
         try:
-            counter = token_counter(options.encoding)
+            counter = token_counter(options.encoding, in_build=True)
         except MdChunkError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         self.chunker = Chunker(options, counter=counter, site_url=config.site_url or "")

@@ -36,7 +36,7 @@ from mdchunk.page_output import (
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
-from mdchunk.tokens import token_counter
+from mdchunk.tokens import token_counter, tokenizer_choice
 from mdchunk.writers import dumps, write_text
 from sphinx_mdchunk._config import chunk_options
 
@@ -64,6 +64,10 @@ class MdChunkBuild:
         """Check every `mdchunk_*` value before anything is read."""
         if config.mdchunk_enabled:
             chunk_options(config)
+            try:
+                tokenizer_choice()
+            except MdChunkError as error:
+                raise ExtensionError(f"mdchunk: {error}") from error
 
     def builder_inited(self, app: Sphinx) -> None:
         """Load the tokenizer for HTML builders; say once that other builders write nothing."""
@@ -78,7 +82,7 @@ class MdChunkBuild:
             return
         options = chunk_options(app.config)
         try:
-            counter = token_counter(options.encoding)
+            counter = token_counter(options.encoding, in_build=True)
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk_encoding = {options.encoding!r}: {error}") from error
         site_url = app.config.html_baseurl or ""

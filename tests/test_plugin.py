@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -160,6 +161,27 @@ def test_bad_config_stops_the_build_naming_the_option(tmp_path: Path, options: d
     assert result.returncode != 0
     message = result.stdout + result.stderr
     assert f"'{option}'" in message and fragment in message, message
+    assert not (tmp_path / "site" / "chunks.jsonl").exists()
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_an_unknown_tokenizer_in_the_environment_stops_the_build(tmp_path: Path,
+                                                                 workers: int) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n")
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(
+        {"site_name": "x", "plugins": [{"mdchunk": {"workers": workers}}]}))
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(tmp_path / "mkdocs.yml")],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "MDCHUNK_TOKENIZER": "rsbpe"},
+    )
+    assert result.returncode != 0
+    message = result.stdout + result.stderr
+    assert ("MDCHUNK_TOKENIZER='rsbpe' is not a counter mdchunk knows; use one of auto, "
+            "fastokens, rs-bpe, tiktoken") in message, message
+    assert "'encoding'" not in message
     assert not (tmp_path / "site" / "chunks.jsonl").exists()
 
 

