@@ -135,7 +135,7 @@ def machine() -> str:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     versions = []
     for name in ("mdchunk", "mkdocs", "mkdocs-material", "sphinx", "myst-parser", "tiktoken",
-                 "rs-bpe", "lxml"):
+                 "fastokens", "rs-bpe", "lxml"):
         try:
             versions.append(f"{name} {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:

@@ -393,7 +393,7 @@ def validate(index: Path, profile: str | None, check_tokens: bool, pages_dir: Pa
     records = _read(index)
     counter = None
     if check_tokens:
-        # tiktoken itself, the reference, even where rs-bpe counted while chunking.
+        # tiktoken itself, the reference, even where a fast counter counted while chunking.
         from mdchunk.tokens import tiktoken_counter
 
         options = ((records[0].get("metadata") or {}).get("chunkingOptions") or {}

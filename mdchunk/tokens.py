@@ -181,8 +181,8 @@ def _fast_counter(name: str, *, in_build: bool) -> tuple[str, TokenCounter] | No
             count = _FAST_LOADERS[counter](base)
         except Exception as error:  # noqa: BLE001 - the next counter counts the same
             (log.debug if choice == "auto" else log.warning)(
-                "%s cannot count %s (%s: %s); the next counter counts instead", counter, base,
-                type(error).__name__, error)
+                "%s cannot count %s (%s: %s); %s counts instead", counter, base,
+                type(error).__name__, error, "the next counter" if choice == "auto" else "tiktoken")
             continue
         if count is not None:
             return counter, count

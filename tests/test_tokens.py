@@ -242,11 +242,13 @@ def test_a_fast_counter_that_fails_to_load_leaves_the_count_to_the_next(
     monkeypatch.setitem(tokens._FAST_LOADERS, "fastokens", broken)
     caplog.set_level(logging.DEBUG, logger="mdchunk.tokens")
     assert _which(fast_count("cl100k_base")) == "rs-bpe"
-    assert "fastokens cannot count cl100k_base (RuntimeError: ranks unreadable)" in caplog.text
+    assert ("fastokens cannot count cl100k_base (RuntimeError: ranks unreadable); the next "
+            "counter counts instead") in caplog.text
     monkeypatch.setenv("MDCHUNK_TOKENIZER", "fastokens")
     caplog.clear()
     assert fast_count("cl100k_base") is None  # asked for by name: said aloud, tiktoken counts
     assert [record.levelname for record in caplog.records] == ["WARNING"]
+    assert "ranks unreadable); tiktoken counts instead" in caplog.text
 
 
 def test_the_ranks_for_fastokens_come_from_the_offline_encoding_first(
