@@ -29,7 +29,7 @@ from mdchunk.options import ChunkOptions
 from mdchunk.page_cache import PageCache
 from mdchunk.page_output import OutputSettings, PageOutput, page_output
 from mdchunk.pipeline import Chunker, PageInput
-from mdchunk.tokens import token_counter
+from mdchunk.tokens import counter_name, token_counter
 
 _Settings = tuple[ChunkOptions, str, str, OutputSettings]
 
@@ -68,7 +68,7 @@ class BackgroundChunker:
         self._settings: _Settings = (options, site_url, processed_at, output)
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
-        self._ready: Future[None] | None = None
+        self._ready: Future[str] | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         """The worker pool, made with the first page: making one starts multiprocessing's
@@ -84,8 +84,9 @@ class BackgroundChunker:
         return self._pool
 
     @property
-    def ready(self) -> Future[None]:
-        """Done when the workers' tokenizer is loaded; its exception says why it cannot be.
+    def ready(self) -> Future[str]:
+        """Done when the workers' tokenizer is loaded, with the name of their token counter
+        (`tokens.counter_name`); its exception says why it cannot be.
 
         The workers start with the first page to chunk, not before: a build whose pages all
         come from a cache starts no process and loads no tokenizer.
@@ -94,6 +95,15 @@ class BackgroundChunker:
             with _main_module_hidden():
                 self._ready = self._executor().submit(_load)
         return self._ready
+
+    @property
+    def counter(self) -> str | None:
+        """The name of the workers' token counter once they loaded it, else None (asking starts
+        nothing)."""
+        ready = self._ready
+        if ready is None or not ready.done() or ready.exception() is not None:
+            return None
+        return ready.result()
 
     def start(self) -> None:
         """Start the workers now (loading the tokenizer) rather than with the first page."""
@@ -183,9 +193,11 @@ def _worker_chunker() -> Chunker:
     return _chunker
 
 
-def _load() -> None:
-    """Load the tokenizer (raises `TokenizerError` with the fix when it cannot)."""
-    _worker_chunker()
+def _load() -> str:
+    """Load the tokenizer (raises `TokenizerError` with the fix when it cannot); return the
+    name of the counter that counts."""
+    chunker = _worker_chunker()
+    return counter_name(chunker.options.encoding, in_build=True)
 
 
 def _chunk(page: PageInput, html: bytes, cache: CacheSlot | None) -> PageOutput:

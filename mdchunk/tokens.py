@@ -170,6 +170,11 @@ def fast_counter_name(name: str, *, in_build: bool = False) -> str | None:
     return None if found is None else found[0]
 
 
+def counter_name(name: str, *, in_build: bool = False) -> str:
+    """The counter `token_counter` counts `name` with: fastokens, rs-bpe or tiktoken."""
+    return fast_counter_name(name, in_build=in_build) or "tiktoken"
+
+
 def _fast_counter(name: str, *, in_build: bool) -> tuple[str, TokenCounter] | None:
     choice = tokenizer_choice()
     base = name.removesuffix("_offline")

@@ -58,7 +58,7 @@ from mdchunk.page_output import (
 from mdchunk.pipeline import Chunker, PageInput
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
-from mdchunk.tokens import token_counter, tokenizer_choice
+from mdchunk.tokens import counter_name, token_counter, tokenizer_choice
 from mdchunk.writers import write_text
 from mkdocs_mdchunk.config import MdChunkConfig
 
@@ -278,6 +278,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         waited = time.perf_counter()
         self._collect()
         waited = time.perf_counter() - waited
+        counter = self.background.counter if self.background is not None else None
         if not self.serving:
             self._stop_workers()
         site = Path(config.site_dir)
@@ -302,7 +303,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                                        max_tokens=self.chunker.options.max_tokens)
                 log.info("chunk inspector: %s", path)
         log.info("%s", index_summary(pages, written))
-        self._log_timings(in_workers, waited, writing.seconds)
+        self._log_timings(in_workers, counter, waited, writing.seconds)
         self._update_cache(site)
 
     def _restore(self, site: Path) -> None:
@@ -385,17 +386,22 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                   removed, "" if complete else " (pages missing: none pruned)",
                   time.perf_counter() - began)
 
-    def _log_timings(self, in_workers: bool, waited: float, writing: dict[str, float]
-                     ) -> None:
+    def _log_timings(self, in_workers: bool, workers_counter: str | None, waited: float,
+                     writing: dict[str, float]) -> None:
         """At debug level: the time per stage of the pages chunked in this build, the slowest
         pages, and how long the build waited for the workers at its end."""
         if not log.isEnabledFor(logging.DEBUG):
             return
         fresh = [self.pages[source] for source in self.this_build.fresh if source in self.pages]
         where = "in the worker process" if in_workers else "inline"
-        log.debug("%d pages chunked %s (%d kept from the last build) in %s; %s",
+        counter = workers_counter
+        if not in_workers and self.chunker is not None:  # loaded by on_config: naming loads nothing
+            counter = counter_name(self.chunker.options.encoding, in_build=True)
+        counted = f"; counted by {counter}" if fresh and counter else ""
+        log.debug("%d pages chunked %s (%d kept from the last build) in %s%s; %s",
                   len(fresh), where, len(self.pages) - len(fresh),
-                  describe_timings(add_timings(page.timings for page in fresh)), _native.BUILD)
+                  describe_timings(add_timings(page.timings for page in fresh)), counted,
+                  _native.BUILD)
         slowest = sorted(fresh, key=lambda page: -sum(page.timings.values()))[:3]
         if slowest:
             log.debug("slowest pages: %s", ", ".join(

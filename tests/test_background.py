@@ -82,3 +82,17 @@ def test_the_worker_counts_with_rs_bpe_first(monkeypatch: pytest.MonkeyPatch) ->
                                                   OutputSettings()))
     assert background._worker_chunker().count("any text") == len("rs-bpe")
     assert Chunker(ChunkOptions.validated({})).count("any text") == len("fastokens")
+
+
+def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing() -> None:
+    from mdchunk.tokens import counter_name
+
+    options = ChunkOptions.validated({})
+    background = BackgroundChunker(options, processed_at=PROCESSED_AT, output=OutputSettings())
+    try:
+        assert background.counter is None
+        assert background._pool is None  # no process started for the question
+        background.submit(_pages(1)[0]).result()
+        assert background.counter == counter_name(options.encoding, in_build=True)
+    finally:
+        background.close()
