@@ -185,10 +185,9 @@ def main() -> None:
 def token_counters() -> list[str]:
     """The token counters this machine has: fastokens and rs-bpe (`mdchunk[fast]`) where
     installed, tiktoken."""
-    from mdchunk.tokens import FAST_COUNTERS, fast_counter_name
+    from mdchunk.tokens import installed_counters
 
-    installed = {fast_counter_name("cl100k_base"), fast_counter_name("cl100k_base", in_build=True)}
-    return [counter for counter in FAST_COUNTERS if counter in installed] + ["tiktoken"]
+    return [*installed_counters(), "tiktoken"]
 
 
 @contextlib.contextmanager

@@ -41,7 +41,7 @@ def unmemoized_counter() -> Callable[[str], int]:
     would count each of them once (fastokens keeps a cache of pieces inside: it would too)."""
     from mdchunk.tokens import fast_count, load_encoding
 
-    fast = fast_count("cl100k_base", in_build=True)
+    fast = fast_count("cl100k_base")
     if fast is not None:
         return fast
     encode = load_encoding("cl100k_base").encode_ordinary

@@ -197,7 +197,7 @@ def _load() -> str:
     """Load the tokenizer (raises `TokenizerError` with the fix when it cannot); return the
     name of the counter that counts."""
     chunker = _worker_chunker()
-    return counter_name(chunker.options.encoding, in_build=True)
+    return counter_name(chunker.options.encoding)
 
 
 def _chunk(page: PageInput, html: bytes, cache: CacheSlot | None) -> PageOutput:

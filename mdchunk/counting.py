@@ -21,3 +21,23 @@ def surrogate_safe(count_utf8: Callable[[str], int]) -> Callable[[str], int]:
             return int(count_utf8(repaired))
 
     return count
+
+
+class Switching:
+    """`first` until `limit` characters were counted, then the counter `then()` gives (loaded
+    at that moment; where it gives None, `first` goes on counting). Both must count alike."""
+
+    def __init__(self, first: Callable[[str], int],
+                 then: Callable[[], Callable[[str], int] | None], limit: int) -> None:
+        self.counting = first
+        self.then = then
+        self.left = limit
+
+    def __call__(self, text: str) -> int:
+        if self.left >= 0:
+            self.left -= len(text)
+            if self.left < 0:
+                replacement = self.then()
+                if replacement is not None:
+                    self.counting = replacement
+        return self.counting(text)

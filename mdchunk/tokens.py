@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import importlib.util
 import logging
 import math
 import os
@@ -36,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mdchunk.counting import surrogate_safe
+from mdchunk.counting import Switching, surrogate_safe
 from mdchunk.errors import TokenizerError
 
 if TYPE_CHECKING:
@@ -141,47 +142,80 @@ tiktoken counts the others."""
 FAST_COUNTERS = ("fastokens", "rs-bpe")
 """The fast counters `MDCHUNK_TOKENIZER` may name (or `tiktoken`, or `auto`: the default)."""
 
+SWITCH_TO_FASTOKENS_AFTER = 25_000_000
+"""Characters counted by rs-bpe after which `token_counter` loads fastokens and counts with it:
+loading fastokens takes 0.8 s more than rs-bpe, and it counts a million characters of the
+Node.js docs 0.03 s faster, so it repays its load from about 26 million (some 480 pages)."""
+
 
 def token_counter(name: str, *, cache_size: int = 4096, in_build: bool = False) -> TokenCounter:
     """The fastest exact counter of the tiktoken encoding `name` on this machine (memoized).
 
     A fast counter's when one is installed and counts `name` (see the module docstring), else
-    tiktoken's: fastokens first, or rs-bpe first `in_build` (beside a documentation build,
-    where pages come one at a time and loading fast and small matters more). Special-token
-    text such as `<|endoftext|>` is counted as ordinary text by all.
+    tiktoken's. rs-bpe counts first (quick to load, small); where fastokens is installed too,
+    it takes over after `SWITCH_TO_FASTOKENS_AFTER` characters, but never `in_build` (beside a
+    documentation build, where pages come one at a time and a small process matters more).
+    `MDCHUNK_TOKENIZER` names one counter for everything. Special-token text such as
+    `<|endoftext|>` is counted as ordinary text by all.
     """
-    count = fast_count(name, in_build=in_build)
-    if count is None:
+    found = _fast_counter(name)
+    if found is None:
         return tiktoken_counter(name, cache_size=cache_size)
-    return functools.lru_cache(maxsize=cache_size)(count)
+    counter, count = found
+    counting: TokenCounter = surrogate_safe(count)
+    if counter == "rs-bpe" and not in_build and tokenizer_choice() == "auto" and (
+            "fastokens" in installed_counters()):
+        counting = Switching(counting, functools.partial(_switch_to_fastokens, name),
+                             SWITCH_TO_FASTOKENS_AFTER)
+    return functools.lru_cache(maxsize=cache_size)(counting)
 
 
-def fast_count(name: str, *, in_build: bool = False) -> TokenCounter | None:
-    """The first installed fast counter of `name` (unmemoized; see `token_counter` for the
-    order), or None where none is installed, none counts `name`, or `MDCHUNK_TOKENIZER=tiktoken`
-    asks for tiktoken itself."""
-    found = _fast_counter(name, in_build=in_build)
+def _switch_to_fastokens(name: str) -> TokenCounter | None:
+    try:
+        count = _FAST_LOADERS["fastokens"](name.removesuffix("_offline"))
+    except Exception as error:  # noqa: BLE001 - rs-bpe goes on counting the same
+        log.debug("fastokens cannot count %s (%s: %s); rs-bpe goes on", name,
+                  type(error).__name__, error)
+        return None
+    if count is not None:
+        log.debug("%d characters counted by rs-bpe: fastokens counts from here",
+                  SWITCH_TO_FASTOKENS_AFTER)
+    return None if count is None else surrogate_safe(count)
+
+
+def installed_counters() -> list[str]:
+    """The fast counters installed here (found, not loaded), in `FAST_COUNTERS`' order."""
+    modules = {"fastokens": "fastokens", "rs-bpe": "rs_bpe"}
+    return [counter for counter in FAST_COUNTERS
+            if importlib.util.find_spec(modules[counter]) is not None]
+
+
+def fast_count(name: str) -> TokenCounter | None:
+    """The first installed fast counter of `name`, rs-bpe before fastokens (unmemoized, never
+    switching), or None where none is installed, none counts `name`, or
+    `MDCHUNK_TOKENIZER=tiktoken` asks for tiktoken itself."""
+    found = _fast_counter(name)
     return None if found is None else surrogate_safe(found[1])
 
 
-def fast_counter_name(name: str, *, in_build: bool = False) -> str | None:
+def fast_counter_name(name: str) -> str | None:
     """The fast counter `fast_count` counts `name` with (fastokens or rs-bpe), or None."""
-    found = _fast_counter(name, in_build=in_build)
+    found = _fast_counter(name)
     return None if found is None else found[0]
 
 
-def counter_name(name: str, *, in_build: bool = False) -> str:
-    """The counter `token_counter` counts `name` with: fastokens, rs-bpe or tiktoken."""
-    return fast_counter_name(name, in_build=in_build) or "tiktoken"
+def counter_name(name: str) -> str:
+    """The counter `token_counter` starts counting `name` with: rs-bpe, fastokens or
+    tiktoken."""
+    return fast_counter_name(name) or "tiktoken"
 
 
-def _fast_counter(name: str, *, in_build: bool) -> tuple[str, TokenCounter] | None:
+def _fast_counter(name: str) -> tuple[str, TokenCounter] | None:
     choice = tokenizer_choice()
     base = name.removesuffix("_offline")
     if choice == "tiktoken" or base not in FAST_ENCODINGS:
         return None
-    order = ("rs-bpe", "fastokens") if in_build else ("fastokens", "rs-bpe")
-    for counter in order if choice == "auto" else (choice,):
+    for counter in ("rs-bpe", "fastokens") if choice == "auto" else (choice,):
         try:
             count = _FAST_LOADERS[counter](base)
         except Exception as error:  # noqa: BLE001 - the next counter counts the same

