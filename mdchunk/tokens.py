@@ -201,16 +201,11 @@ def fast_count(name: str) -> TokenCounter | None:
     return None if found is None else surrogate_safe(found[1])
 
 
-def fast_counter_name(name: str) -> str | None:
-    """The fast counter `fast_count` counts `name` with (fastokens or rs-bpe), or None."""
-    found = _fast_counter(name)
-    return None if found is None else found[0]
-
-
 def counter_name(name: str) -> str:
     """The counter `token_counter` starts counting `name` with: rs-bpe, fastokens or
     tiktoken."""
-    return fast_counter_name(name) or "tiktoken"
+    found = _fast_counter(name)
+    return "tiktoken" if found is None else found[0]
 
 
 def _fast_counter(name: str) -> tuple[str, TokenCounter] | None:
