@@ -174,12 +174,7 @@ def token_counter(name: str, *, cache_size: int = 4096, in_build: bool = False) 
 
 
 def _switch_to_fastokens(name: str) -> TokenCounter | None:
-    try:
-        count = _FAST_LOADERS["fastokens"](name.removesuffix("_offline"))
-    except Exception as error:  # noqa: BLE001 - rs-bpe goes on counting the same
-        log.debug("fastokens cannot count %s (%s: %s); rs-bpe goes on", name,
-                  type(error).__name__, error)
-        return None
+    count = _loaded("fastokens", name.removesuffix("_offline"), instead="rs-bpe goes on")
     if count is not None:
         log.debug("%d characters counted by rs-bpe: fastokens counts from here",
                   SWITCH_TO_FASTOKENS_AFTER)
@@ -214,19 +209,29 @@ def _fast_counter(name: str) -> tuple[str, TokenCounter] | None:
     if choice == "tiktoken" or base not in FAST_ENCODINGS:
         return None
     for counter in ("rs-bpe", "fastokens") if choice == "auto" else (choice,):
-        try:
-            count = _FAST_LOADERS[counter](base)
-        except Exception as error:  # noqa: BLE001 - the next counter counts the same
-            (log.debug if choice == "auto" else log.warning)(
-                "%s cannot count %s (%s: %s); %s counts instead", counter, base,
-                type(error).__name__, error, "the next counter" if choice == "auto" else "tiktoken")
-            continue
+        count = _loaded(counter, base, instead="the next counter counts instead"
+                        if choice == "auto" else "tiktoken counts instead",
+                        level=logging.DEBUG if choice == "auto" else logging.WARNING)
         if count is not None:
             return counter, count
-        if choice != "auto":
-            log.warning("MDCHUNK_TOKENIZER=%s: %s is not installed (pip install "
-                        "'mdchunk[fast]'); tiktoken counts instead", choice, choice)
     return None
+
+
+def _loaded(counter: str, base: str, *, instead: str,
+            level: int = logging.DEBUG) -> TokenCounter | None:
+    """`counter`'s count of `base`, or None after saying at `level` why (loading failed; at
+    warning level, also where it is not installed: `MDCHUNK_TOKENIZER` named it) and what
+    counts `instead`."""
+    try:
+        count = _FAST_LOADERS[counter](base)
+    except Exception as error:  # noqa: BLE001 - another counter counts the same
+        log.log(level, "%s cannot count %s (%s: %s); %s", counter, base, type(error).__name__,
+                error, instead)
+        return None
+    if count is None and level >= logging.WARNING:
+        log.warning("MDCHUNK_TOKENIZER=%s: %s is not installed (pip install 'mdchunk[fast]'); "
+                    "%s", counter, counter, instead)
+    return count
 
 
 def tokenizer_choice() -> str:
