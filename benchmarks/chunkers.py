@@ -221,7 +221,7 @@ def mdchunk(max_tokens: int, *, counter: str = "auto") -> Callable[[Sequence[Sou
 
     def prepare(sources: Sequence[Source]) -> Job:
         from mdchunk import Chunker, ChunkOptions
-        from mdchunk.page_output import OutputSettings, page_output
+        from mdchunk.outputs.pages import OutputSettings, page_output
         from mdchunk.tokens import token_counter
 
         # A new Chunker per run: its token counts are memoized per chunker.

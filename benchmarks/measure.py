@@ -140,7 +140,5 @@ def machine() -> str:
             versions.append(f"{name} {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
             continue
-    from mdchunk import _native
-
     return (f"{platform.platform()}, {model}, {cores} cores, Python "
-            f"{platform.python_version()}; " + ", ".join(versions) + f"; mdchunk {_native.BUILD}")
+            f"{platform.python_version()}; " + ", ".join(versions))

@@ -37,13 +37,14 @@ if TYPE_CHECKING:
 
 
 def unmemoized_counter() -> Callable[[str], int]:
-    """The plugin worker's counter, without a memo: the copies' texts are the same, and a memo
-    would count each of them once (fastokens keeps a cache of pieces inside: it would too)."""
-    from mdchunk.tokens import fast_count, load_encoding
+    """The default counter (rs-bpe where installed), without a memo: the copies' texts are the
+    same, and a memo would count each of them once (fastokens keeps a cache of pieces inside:
+    it would too)."""
+    from mdchunk.tokens import _rs_bpe_count, load_encoding, surrogate_safe
 
-    fast = fast_count("cl100k_base")
+    fast = _rs_bpe_count("cl100k_base")
     if fast is not None:
-        return fast
+        return surrogate_safe(fast)
     encode = load_encoding("cl100k_base").encode_ordinary
     return lambda text: len(encode(text))
 

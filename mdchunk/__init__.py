@@ -8,21 +8,21 @@ this API.
 
 from typing import TYPE_CHECKING, Any
 
-from mdchunk import _native  # noqa: F401 - first: it picks compiled modules or sources
 from mdchunk._version import __version__
 from mdchunk.chunk import Chunk, Features, Flags
+from mdchunk.chunking import Chunker, PageChunks, PageInput, build_time
+from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
 from mdchunk.model import Block, ParsedPage
 from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
-from mdchunk.pipeline import Chunker, PageChunks, PageInput, build_time
-from mdchunk.profiles import PROFILES, write_profiles
+from mdchunk.outputs.formats import write_profiles
+from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
+from mdchunk.profiles import PROFILES
 from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter, token_counter
-from mdchunk.tree import Section, build_tree
-from mdchunk.writers import atomic_write, write_jsonl, write_text
 
 if TYPE_CHECKING:
-    from mdchunk.html import parse_html
-    from mdchunk.postbuild import SiteSummary, chunk_site
+    from mdchunk.chunking.html import parse_html
+    from mdchunk.sites import SiteSummary, chunk_site
 
 __all__ = [
     "PRESETS",
@@ -60,15 +60,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Post-build chunking and the HTML parser, loaded when first used: a build whose pages are
-    chunked in worker processes needs neither in its own process (their imports cost 0.04 s and
-    lxml's 6 MiB)."""
+    """Post-build chunking and the HTML parser, loaded when first used (a build that only hands
+    its pages to worker processes needs neither)."""
     if name in ("SiteSummary", "chunk_site"):
-        from mdchunk import postbuild
+        from mdchunk import sites
 
-        return getattr(postbuild, name)
+        return getattr(sites, name)
     if name == "parse_html":
-        from mdchunk.html import parse_html
+        from mdchunk.chunking.html import parse_html
 
         return parse_html
     raise AttributeError(f"module 'mdchunk' has no attribute {name!r}")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
-from mdchunk.frozen import frozen_maker
 from mdchunk.records import (
     SCHEMA_VERSION,
     UUID_NAMESPACE,
@@ -23,8 +22,16 @@ from mdchunk.records import (
     uuid5_text,
 )
 
-__all__ = ["SCHEMA_VERSION", "UUID_NAMESPACE", "Chunk", "Features", "Flags", "chunk_id",
-           "uuid5_text"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "UUID_NAMESPACE",
+    "Chunk",
+    "Features",
+    "Flags",
+    "PageChunks",
+    "chunk_id",
+    "uuid5_text",
+]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -211,7 +218,18 @@ class Chunk:
         return native_record(self)
 
 
-new_chunk: Callable[..., Chunk] = frozen_maker(Chunk)
-"""`Chunk(...)`, faster (`mdchunk.frozen`): what `ChunkBuilder` makes each chunk with."""
-new_features: Callable[..., Features] = frozen_maker(Features)
-"""`Features(...)`, faster (`mdchunk.frozen`)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class PageChunks:
+    """A chunked page: its Markdown, its chunks and what went wrong on it (not its HTML)."""
+
+    source_path: str
+    """The page's source path."""
+    url: str
+    """The page's url relative to the site root."""
+    markdown: str
+    """The page Markdown that every chunk's offsets index into."""
+    chunks: tuple[Chunk, ...]
+    warnings: tuple[str, ...]
+    """Problems a user should fix on this page (each message names the page's location)."""
+    timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
+    """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""

@@ -14,7 +14,6 @@ from typing import Any
 
 import click
 
-from mdchunk import _native
 from mdchunk._version import __version__
 from mdchunk.errors import MdChunkError, OptionError
 
@@ -31,8 +30,7 @@ def _fail(error: Exception) -> click.ClickException:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="mdchunk",
-                      message=f"%(prog)s %(version)s ({_native.BUILD})")
+@click.version_option(__version__, "--version", prog_name="mdchunk")
 def main() -> None:
     """Chunk documentation into RAG-ready chunks, search and check chunk indexes."""
 
@@ -101,7 +99,7 @@ def chunk(paths: tuple[Path, ...], out: Path, formats: tuple[str, ...],
     --mkdocs-config), then chunked by the same core as the MkDocs plugin. Page urls follow
     MkDocs's directory urls: guide/install.md -> guide/install/, index.md -> the root.
     """
-    from mdchunk.source import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
+    from mdchunk.sources import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
 
     try:
         settings: dict[str, Any] = {}
@@ -118,7 +116,7 @@ def chunk(paths: tuple[Path, ...], out: Path, formats: tuple[str, ...],
         options, output = _split_settings(settings)
     except (MdChunkError, OSError) as error:
         raise _fail(error) from error
-    from mdchunk.source import find_sources
+    from mdchunk.sources import find_sources
 
     try:
         sources = find_sources(paths, exclude=list(output.get("exclude") or []))
@@ -141,7 +139,7 @@ def _all_files(paths: Sequence[Path]) -> list[str]:
 
 
 def _config_file(path: Path) -> dict[str, Any]:
-    from mdchunk.source import load_yaml
+    from mdchunk.sources import load_yaml
 
     data = load_yaml(path)
     if data is None:
@@ -189,12 +187,12 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapping[str, Any],
                out: Path, *, progress: bool) -> None:
+    from mdchunk.chunking import Chunker, PageChunks
     from mdchunk.exclusion import metadata_exclusion
-    from mdchunk.pipeline import Chunker, PageChunks
-    from mdchunk.profiles import write_profiles
-    from mdchunk.source import markdown_target
+    from mdchunk.outputs.formats import write_profiles
+    from mdchunk.outputs.writers import write_text
+    from mdchunk.sources import markdown_target
     from mdchunk.tokens import token_counter
-    from mdchunk.writers import write_text
 
     try:
         counter = token_counter(options.encoding)
@@ -280,7 +278,7 @@ def site(site_dir: Path, docs_dir: Path | None, content_selector: str | None,
     rtd) themes; 404, search and generated index pages are skipped. Where a plugin sees the
     same site, the chunks are the plugin's.
     """
-    from mdchunk.postbuild import chunk_site
+    from mdchunk.sites import chunk_site
 
     try:
         settings = _config_file(config_file) if config_file is not None else {}
@@ -319,7 +317,7 @@ def query(index: Path, question: str, k: int, as_json: bool) -> None:
     """
     import sqlite3
 
-    from mdchunk.sqlite import search
+    from mdchunk.outputs.sqlite import search
 
     path = _index_file(index, "chunks.sqlite")
     try:
@@ -356,7 +354,7 @@ def stats(index: Path) -> None:
 def _read(path: Path) -> list[dict[str, Any]]:
     import sqlite3
 
-    from mdchunk.sqlite import read_index
+    from mdchunk.outputs.sqlite import read_index
 
     try:
         return read_index(path)

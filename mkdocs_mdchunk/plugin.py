@@ -16,7 +16,7 @@ facts did not change keeps its chunks (no parsing, no token counting), and with 
 pages MkDocs did not rebuild keep theirs, so the index stays complete.
 
 Across `mkdocs build` runs (CI) the chunked pages are kept on disk (`cache`, in `cache_dir`,
-see `mdchunk.page_cache`): a page found there is kept as under `mkdocs serve`. A `mkdocs build
+see `mdchunk.build.store`): a page found there is kept as under `mkdocs serve`. A `mkdocs build
 --dirty` renders only the pages whose source changed: the others are taken from the cache through
 its manifest (source path -> page key), so the index stays complete; those not found there are
 named in one warning (the index of that build lacks them).
@@ -41,25 +41,24 @@ from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from mdchunk import _native
 from mdchunk._version import __version__
-from mdchunk.background import BackgroundChunker, default_workers
+from mdchunk.build.store import Listed, PageCache
+from mdchunk.build.workers import BackgroundChunker, default_workers
+from mdchunk.chunking import Chunker, PageInput
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
-from mdchunk.inspector import write_inspector
-from mdchunk.page_cache import Listed, PageCache
-from mdchunk.page_output import (
+from mdchunk.outputs.inspector import write_inspector
+from mdchunk.outputs.pages import (
     OutputSettings,
     PageOutput,
     index_summary,
     page_output,
     write_outputs,
 )
-from mdchunk.pipeline import Chunker, PageInput
+from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import counter_name, token_counter, tokenizer_choice
-from mdchunk.writers import write_text
 from mkdocs_mdchunk.config import MdChunkConfig
 
 log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))
@@ -134,7 +133,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return config
         self._stop_workers()
         try:
-            counter = token_counter(options.encoding, in_build=True)
+            counter = token_counter(options.encoding)
         except MdChunkError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         self.chunker = Chunker(options, counter=counter, site_url=config.site_url or "")
@@ -398,10 +397,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if not in_workers and self.chunker is not None:  # loaded by on_config: naming loads nothing
             counter = counter_name(self.chunker.options.encoding)
         counted = f"; counted by {counter}" if fresh and counter else ""
-        log.debug("%d pages chunked %s (%d kept from the last build) in %s%s; %s",
+        log.debug("%d pages chunked %s (%d kept from the last build) in %s%s",
                   len(fresh), where, len(self.pages) - len(fresh),
-                  describe_timings(add_timings(page.timings for page in fresh)), counted,
-                  _native.BUILD)
+                  describe_timings(add_timings(page.timings for page in fresh)), counted)
         slowest = sorted(fresh, key=lambda page: -sum(page.timings.values()))[:3]
         if slowest:
             log.debug("slowest pages: %s", ", ".join(

@@ -5,7 +5,7 @@ are written to a per-document shard (in the doctree folder, which persists acros
 builds); `build-finished` runs in the main process and merges the shards of every current
 document into the index. Documents Sphinx did not rewrite keep their shard from the last build;
 deleted documents lose theirs. A shard holds the page's records already encoded
-(`mdchunk.page_output`), so the merge only joins them. With `-v -v` (debug) the extension logs
+(`mdchunk.outputs.pages`), so the merge only joins them. With `-v -v` (debug) the extension logs
 the time each stage took.
 """
 
@@ -23,21 +23,21 @@ from typing import TYPE_CHECKING, Any
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+from mdchunk.chunking import Chunker, PageInput
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
-from mdchunk.inspector import write_inspector
-from mdchunk.page_output import (
+from mdchunk.outputs.inspector import write_inspector
+from mdchunk.outputs.pages import (
     OutputSettings,
     PageOutput,
     index_summary,
     page_output,
     write_outputs,
 )
-from mdchunk.pipeline import Chunker, PageInput
+from mdchunk.outputs.writers import dumps, write_text
 from mdchunk.profiles import check_formats
 from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import token_counter, tokenizer_choice
-from mdchunk.writers import dumps, write_text
 from sphinx_mdchunk._config import chunk_options
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class MdChunkBuild:
             return
         options = chunk_options(app.config)
         try:
-            counter = token_counter(options.encoding, in_build=True)
+            counter = token_counter(options.encoding)
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk_encoding = {options.encoding!r}: {error}") from error
         site_url = app.config.html_baseurl or ""

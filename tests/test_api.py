@@ -18,9 +18,9 @@ def test_every_exported_name_exists_once() -> None:
 
 
 def test_the_core_never_imports_an_engine() -> None:
-    modules = ["mdchunk", "mdchunk.cli", "mdchunk.postbuild", "mdchunk.profiles",
-               "mdchunk.sqlite", "mdchunk.diff", "mdchunk.validate", "mdchunk.stats",
-               "mdchunk.source"]
+    modules = ["mdchunk", "mdchunk.cli", "mdchunk.sites", "mdchunk.profiles",
+               "mdchunk.outputs.sqlite", "mdchunk.diff", "mdchunk.validate", "mdchunk.stats",
+               "mdchunk.sources"]
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"

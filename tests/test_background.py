@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mdchunk.background import BackgroundChunker
+from mdchunk.build.workers import BackgroundChunker
+from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.page_output import OutputSettings, page_output
-from mdchunk.pipeline import Chunker, PageInput
+from mdchunk.outputs.pages import OutputSettings, page_output
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
 
@@ -62,32 +62,6 @@ def test_a_page_sent_to_a_worker_keeps_its_html_as_it_was(
     assert [sys.getsizeof(page.html) for page in pages] == sizes
     inline = Chunker(options, processed_at=PROCESSED_AT)
     assert results == [page_output(inline.chunk_page(page), OutputSettings()) for page in pages]
-
-
-def test_the_worker_counts_with_rs_bpe_and_never_hands_over(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Beside a build, pages come one at a time: the worker keeps the counter that loads in
-    0.02 s and 33 MiB (rs-bpe), where a large job elsewhere hands over to fastokens (0.8 s and
-    90 MiB to load, faster after)."""
-    import gc
-
-    from mdchunk import background, tokens
-    from tests.test_tokens import answering
-
-    for name in tokens.FAST_COUNTERS:  # each answers with the length of its name
-        monkeypatch.setitem(tokens._FAST_LOADERS, name,
-                            lambda base, name=name: answering(len(name)))
-    monkeypatch.setattr(tokens, "installed_counters", lambda: list(tokens.FAST_COUNTERS))
-    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", 10)
-    monkeypatch.delenv("MDCHUNK_TOKENIZER", raising=False)
-    monkeypatch.setattr(gc, "freeze", lambda: None)  # (the worker freezes what it loaded)
-    monkeypatch.setattr(background, "_chunker", None)
-    monkeypatch.setattr(background, "_settings", (ChunkOptions.validated({}), "", PROCESSED_AT,
-                                                  OutputSettings()))
-    worker = background._worker_chunker()
-    assert [worker.count(text) for text in ("a" * 8, "b" * 8, "c" * 8)] == [6, 6, 6]
-    elsewhere = Chunker(ChunkOptions.validated({}))
-    assert [elsewhere.count(text) for text in ("a" * 8, "b" * 8, "c" * 8)] == [6, 9, 9]
 
 
 def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing() -> None:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from mdchunk.cli import main
 from mdchunk.errors import OptionError
-from mdchunk.postbuild import chunk_site
+from mdchunk.sites import chunk_site
 from tests.conftest import build_mkdocs
 from tests.invariants import Index, check_index
 from tests.test_sphinx import EXAMPLE as SPHINX_EXAMPLE

@@ -1,4 +1,4 @@
-"""Tests for `mdchunk.html.parse_html`.
+"""Tests for `mdchunk.chunking.html.parse_html`.
 
 The HTML comes from the real Python-Markdown with the extensions MkDocs sites use; only
 Sphinx-style markup and hostile input are written by hand. Every parse is checked against the
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mdchunk.html import parse_html
+from mdchunk.chunking.html import parse_html
 from mdchunk.model import Block, ParsedPage
 
 EXTENSIONS = [

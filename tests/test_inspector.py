@@ -14,13 +14,13 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-import mdchunk.writers
-from mdchunk import inspector
+import mdchunk.outputs.writers
+from mdchunk.chunking import Chunker, PageChunks, PageInput
 from mdchunk.errors import MdChunkError
-from mdchunk.inspector import write_inspector
 from mdchunk.options import ChunkOptions
-from mdchunk.pipeline import Chunker, PageChunks, PageInput
-from mdchunk.postbuild import chunk_site
+from mdchunk.outputs import inspector
+from mdchunk.outputs.inspector import write_inspector
+from mdchunk.sites import chunk_site
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -157,7 +157,7 @@ def test_a_failed_write_keeps_the_old_folder(tmp_path: Path,
             raise OSError("disk full")
         real_replace(source, target)
 
-    monkeypatch.setattr(mdchunk.writers.os, "replace", failing_replace)
+    monkeypatch.setattr(mdchunk.outputs.writers.os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
         write_inspector(site, chunk_pages({"": "<h1 id='b'>New</h1><p>Lost.</p>"}), max_tokens=16)
     monkeypatch.undo()

@@ -21,7 +21,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
-from mdchunk.postbuild import chunk_site
+from mdchunk.outputs.formats import write_profiles
 from mdchunk.profiles import (
     PROFILES,
     ChunkMetrics,
@@ -44,9 +44,9 @@ from mdchunk.profiles import (
     semantic_records,
     to_flat,
     to_semantic,
-    write_profiles,
 )
 from mdchunk.profiles import output as output_module
+from mdchunk.sites import chunk_site
 from tests.conftest import EXAMPLE_SITE, REPO
 from tests.test_packing import CONFIGS, EXTENSIONS
 
@@ -781,7 +781,7 @@ def test_write_profiles_writes_every_format(example_pages: tuple[Path, list[Page
             records = json.loads(path.read_text(encoding="utf-8"))
             assert isinstance(records, list) and len(records) == total
         elif name == "sqlite":
-            from mdchunk.sqlite import read_sqlite
+            from mdchunk.outputs.sqlite import read_sqlite
 
             native = [c.as_native() for page in pages for c in page.chunks]
             assert read_sqlite(path) == json.loads(json.dumps(native))

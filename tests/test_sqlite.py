@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mdchunk.profiles import PROFILES, write_records
-from mdchunk.sqlite import (
+from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.sqlite import (
     COLUMNS,
     SQLITE_SCHEMA_VERSION,
     fts_query,
@@ -18,6 +18,7 @@ from mdchunk.sqlite import (
     search,
     write_sqlite,
 )
+from mdchunk.profiles import PROFILES
 from tests.conftest import build_mkdocs
 
 

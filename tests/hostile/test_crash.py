@@ -24,12 +24,12 @@ from tests.test_sphinx import sphinx_build
 WRAPPER = """\
 import sys, time
 from pathlib import Path
-import mdchunk.writers
+import mdchunk.outputs.writers
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 marker = Path(sys.argv[2])
-real_atomic_write = mdchunk.writers.atomic_write
+real_atomic_write = mdchunk.outputs.writers.atomic_write
 
 class SlowFile:
     # The index file: after ten records, say so and stall (to be killed mid-write).
@@ -50,7 +50,7 @@ def slow_atomic_write(path, write, **options):
         return real_atomic_write(path, write, **options)
     return real_atomic_write(path, lambda handle: write(SlowFile(handle)), **options)
 
-mdchunk.writers.atomic_write = slow_atomic_write
+mdchunk.outputs.writers.atomic_write = slow_atomic_write
 if sys.argv[1].endswith(".yml"):
     # --dirty: a clean `mkdocs build` empties the site folder first (MkDocs's own doing; it
     # leaves dot-files), so only a dirty build has a previous index to lose.
@@ -154,7 +154,7 @@ def test_killed_while_writing_keeps_the_previous_index(tmp_path: Path, engine: s
 
 
 def test_sweep_keeps_temporary_files_of_live_writers(tmp_path: Path) -> None:
-    from mdchunk.writers import sweep_stale_temporaries, write_text
+    from mdchunk.outputs.writers import sweep_stale_temporaries, write_text
 
     target = tmp_path / "chunks.jsonl"
     live = tmp_path / f".chunks.jsonl.{os.getppid()}.abc.tmp"  # the pytest runner's parent

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mdchunk import Chunker, ChunkOptions, PageInput
+from mdchunk.outputs.writers import write_jsonl
 from mdchunk.profiles.files import file_doc_name, files_layout
-from mdchunk.writers import write_jsonl
 from tests.conftest import SiteBuilder
 from tests.hostile.conftest import build_sphinx
 from tests.invariants import count_tokens
@@ -88,7 +88,7 @@ def test_the_inspector_keeps_page_text_as_data(tmp_path: Path) -> None:
     """The one HTML mdchunk renders: page text goes in as escaped data, shown via textContent
     (the browser side is tested in tests/test_inspector.py)."""
     from mdchunk import Chunker, ChunkOptions, PageInput
-    from mdchunk.inspector import write_inspector
+    from mdchunk.outputs.inspector import write_inspector
 
     hostile = ("<h1 id='x'>T</h1><pre><code>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
                "&lt;!-- \u2028 &amp;</code></pre><p>&lt;img src=x onerror=alert(1)&gt;</p>")

@@ -24,8 +24,8 @@ import markdown
 import yaml
 from markdown.treeprocessors import Treeprocessor
 
+from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError
-from mdchunk.pipeline import PageInput
 
 _FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n(.*?\n)?(?:\.{3}|-{3})[ \t]*(?:\n|\Z)", re.DOTALL)
 _MKDOCS_BUILTINS: tuple[str, ...] = ("toc", "tables", "fenced_code")

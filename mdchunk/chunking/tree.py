@@ -78,18 +78,6 @@ def build_tree(page: ParsedPage) -> Section:
     return root
 
 
-def release(root: Section) -> None:
-    """Unlink every section of the tree from its parent, once the page is done with it.
-
-    A section points to its parent and its parent to it: cycles, which only the garbage
-    collector frees, walking all they hold first (the Node.js docs' trees held 59,654 objects:
-    35,191 blocks, 4,348 sections, their lists and tuples). Unlinked, the tree is freed as soon
-    as it is dropped.
-    """
-    for section in root.walk():
-        section.parent = None
-
-
 def _close(section: Section) -> int:
     """Set `end` on the section and its subsections; return it."""
     end = section.body[-1].end if section.body else 0

@@ -19,15 +19,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mdchunk.chunk import Chunk
+from mdchunk.chunking import PageChunks
 from mdchunk.errors import MdChunkError
-from mdchunk.pipeline import PageChunks
-from mdchunk.writers import replace_folder
+from mdchunk.outputs.writers import replace_folder
 
 #: Version of the layout of `data.js`; bumped when a field changes meaning or name.
 DATA_VERSION = 1
 #: The global that `data.js` assigns.
 DATA_GLOBAL = "MDCHUNK_INSPECTOR"
-#: Files copied as they are from `mdchunk/inspector_assets/`.
+#: Files copied as they are from `mdchunk/outputs/inspector_assets/`.
 ASSETS = ("index.html", "inspector.css", "inspector.js")
 
 # Characters that must not appear raw in a script: `</script>`, `<!--`, HTML entities (for an
@@ -133,4 +133,4 @@ def _utf16_units(text: str) -> list[int] | None:
 
 
 def _asset(name: str) -> bytes:
-    return (resources.files("mdchunk") / "inspector_assets" / name).read_bytes()
+    return (resources.files("mdchunk.outputs") / "inspector_assets" / name).read_bytes()

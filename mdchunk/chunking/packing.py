@@ -18,11 +18,11 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from mdchunk.adaptive import complexity
+from mdchunk.chunking.adaptive import complexity
+from mdchunk.chunking.tree import Section
 from mdchunk.model import ATOMIC_REASONS, Block
 from mdchunk.options import ChunkOptions
 from mdchunk.tokens import TokenCounter
-from mdchunk.tree import Section
 
 # A sentence ends with . ! ? (or the CJK full stops), optional closing quotes or brackets, then
 # whitespace; the CJK marks need no whitespace after them.

@@ -28,7 +28,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 from lxml.etree import _Element
 
-from mdchunk.model import Block, BlockKind, ParsedPage, new_block
+from mdchunk.model import Block, BlockKind, ParsedPage
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 #: Elements whose content never reaches chunk text.
@@ -315,7 +315,7 @@ class _Writer:
         if end == start or (block.container and not block.children and not block.title):
             self.reset(block.mark)
             return None
-        done = new_block(block.kind, start, end, tuple(block.children), block.level,
+        done = Block(block.kind, start, end, tuple(block.children), block.level,
                          block.title, block.anchor, block.language, block.prose)
         if block.math:
             self.math.append((start, block.math))
@@ -361,7 +361,7 @@ class _Writer:
             self.pos, self.line_start = before, line_start
             return
         self.siblings.append(
-            new_block(kind, start, end, (), level, title, anchor, language, prose))
+            Block(kind, start, end, (), level, title, anchor, language, prose))
         if math:
             self.math.append((start, math))
         self.filled[-1] = True
@@ -394,7 +394,7 @@ class _Writer:
             self.pos = end = start + len(text)
             self.line_start = False
         self.siblings.append(
-            new_block("paragraph", start, end, (), 0, "", "", "", True))
+            Block("paragraph", start, end, (), 0, "", "", "", True))
         if math:
             self.math.append((start, math))
         self.filled[-1] = True
@@ -429,11 +429,11 @@ class _Writer:
         else:  # (`write` of one line, inlined)
             parts.append(text)
             self.pos = end = inner + len(text)
-        paragraph = new_block("paragraph", inner, end, (), 0, "", "", "", True)
+        paragraph = Block("paragraph", inner, end, (), 0, "", "", "", True)
         if math:
             self.math.append((inner, math))
         self.siblings.append(
-            new_block("item", start, end, (paragraph,), 0, "", "", "", False))
+            Block("item", start, end, (paragraph,), 0, "", "", "", False))
         self.filled[-1] = True
         return True
 

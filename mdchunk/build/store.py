@@ -40,9 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.page_output import PageOutput
-from mdchunk.profiles import ENCODED_LAYOUTS, PROFILES
-from mdchunk.writers import dumps, sweep_stale_temporaries, write_text
+from mdchunk.outputs.pages import PageOutput
+from mdchunk.outputs.formats import ENCODED_LAYOUTS
+from mdchunk.profiles import PROFILES
+from mdchunk.outputs.writers import dumps, sweep_stale_temporaries, write_text
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json|manifest\.json)\..*\.tmp")

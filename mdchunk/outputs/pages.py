@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mdchunk.collector import collector_paused
-from mdchunk.inspector import page_data
-from mdchunk.pipeline import PageChunks
-from mdchunk.profiles import Record, check_formats, encoded_page_records, write_records
+from mdchunk.chunking import PageChunks
+from mdchunk.outputs.formats import encoded_page_records, write_records
+from mdchunk.outputs.inspector import page_data
+from mdchunk.profiles import Record, check_formats
 from mdchunk.timing import StageTimer
 
 
@@ -48,12 +48,12 @@ class PageOutput:
     small: int
     warnings: tuple[str, ...]
     inspector: Mapping[str, Any] | None
-    """The inspector's data of the page (`mdchunk.inspector.page_data`), when asked for."""
+    """The inspector's data of the page (`mdchunk.outputs.inspector.page_data`), when asked for."""
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
     """Seconds per stage spent on the page (see `mdchunk.timing`)."""
     stored: bool = False
     """True when `markdown`, `records` and `inspector` are not held here (left empty) but on disk
-    (the page's entry of a page cache, `mdchunk.page_cache`; a Sphinx shard), read back when
+    (the page's entry of a page cache, `mdchunk.build.store`; a Sphinx shard), read back when
     the index is written."""
 
     def without_content(self) -> PageOutput:
@@ -73,13 +73,8 @@ class PageOutput:
 
 def page_output(result: PageChunks, settings: OutputSettings,
                 timer: StageTimer | None = None) -> PageOutput:
-    """The records of every selected format of one chunked page (timed as `records`; with the
-    garbage collector paused, see `mdchunk.collector`)."""
-    with collector_paused():
-        return _page_output(result, settings, timer or StageTimer())
-
-
-def _page_output(result: PageChunks, settings: OutputSettings, timer: StageTimer) -> PageOutput:
+    """The records of every selected format of one chunked page (timed as `records`)."""
+    timer = timer or StageTimer()
     before = timer.snapshot()
     with timer.stage("records"):
         records = encoded_page_records(result, settings.formats, language=settings.language)

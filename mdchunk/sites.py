@@ -21,14 +21,14 @@ import lxml.html
 from cssselect import ExpressionError, SelectorError
 from lxml.cssselect import CSSSelector
 
+from mdchunk.chunking import Chunker, PageChunks, PageInput
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
-from mdchunk.pipeline import Chunker, PageChunks, PageInput
-from mdchunk.profiles import write_profiles
-from mdchunk.source import split_front_matter
+from mdchunk.outputs.formats import write_profiles
+from mdchunk.outputs.writers import write_text
+from mdchunk.sources import split_front_matter
 from mdchunk.tokens import TokenCounter
-from mdchunk.writers import write_text
 
 log = logging.getLogger(__name__)
 

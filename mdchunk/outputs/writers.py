@@ -11,10 +11,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
-from mdchunk.records import orjson_writes_as_json
-
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: bool = True
                  ) -> None:
@@ -126,25 +122,8 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def dumps(record: Any, *, as_json: bool | None = None) -> str:
-    """One JSON line: UTF-8 text, keys in the record's own order, no lone surrogates.
-
-    The text is always that of `json.dumps(record, ensure_ascii=False, separators=(",", ":"))`
-    with lone surrogates as "?". orjson writes it when `orjson_writes_as_json(record)` (the
-    native records of the Node.js docs: 0.012 s instead of 0.073 s), `json` otherwise; orjson
-    refuses lone surrogates, ints past 64 bits and keys that are not `str`: `json` writes those.
-    The walk of `orjson_writes_as_json` takes about as long as orjson's encoding, and both
-    together a third as long as `json` (0.024 s against 0.075 s to encode the native records of
-    the Node.js docs). `as_json`: what `orjson_writes_as_json(record)` says, where the caller
-    knows it without the walk (`records.native_record_writes_as_json`).
-    """
-    if as_json is None:
-        as_json = orjson_writes_as_json(record)
-    if as_json:
-        try:
-            return orjson.dumps(record).decode("utf-8")
-        except orjson.JSONEncodeError:
-            pass  # lone surrogates, ints past 64 bits, keys that are not str, deep nesting
+def dumps(record: Any) -> str:
+    """One JSON line: UTF-8 text, keys in the record's own order, lone surrogates as "?"."""
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     return line.encode("utf-8", "replace").decode("utf-8")
 

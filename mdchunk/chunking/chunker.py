@@ -6,41 +6,20 @@ the writers; every rule of chunking lives behind this call.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from mdchunk.chunk import Chunk
-from mdchunk.collector import collector_paused
-from mdchunk.describe import WORD_START, ChunkBuilder, DescribeSettings
+from mdchunk.chunk import PageChunks
+from mdchunk.chunking.describe import WORD_START, ChunkBuilder, DescribeSettings
+from mdchunk.chunking.packing import Packer, Piece, first_true
+from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.model import PageInput, ParsedPage
 from mdchunk.options import ChunkOptions
-from mdchunk.packing import Packer, Piece, first_true
 from mdchunk.timing import StageTimer
 from mdchunk.tokens import TokenCounter, token_counter
-from mdchunk.tree import Section, build_tree, release
-
-__all__ = ["Chunker", "PageChunks", "PageInput", "build_time"]
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PageChunks:
-    """A chunked page: its Markdown, its chunks and what went wrong on it (not its HTML)."""
-
-    source_path: str
-    """The page's source path."""
-    url: str
-    """The page's url relative to the site root."""
-    markdown: str
-    """The page Markdown that every chunk's offsets index into."""
-    chunks: tuple[Chunk, ...]
-    warnings: tuple[str, ...]
-    """Problems a user should fix on this page (each message names the page's location)."""
-    timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
-    """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
 
 
 def build_time() -> str:
@@ -73,18 +52,13 @@ class Chunker:
         self._options_dict = options.as_dict()
 
     def chunk_page(self, page: PageInput) -> PageChunks:
-        """Parse, pack and describe one page (with the garbage collector paused, see
-        `mdchunk.collector`)."""
-        with collector_paused():
-            return self._chunk_page(page)
-
-    def _chunk_page(self, page: PageInput) -> PageChunks:
+        """Parse, pack and describe one page."""
         began = time.perf_counter()
         timer = self.timer
         before = timer.snapshot()
         # Imported with the first page chunked: a process that only hands pages to workers and
         # writes their records (MkDocs with `workers`) never loads lxml, 6 MiB of its memory.
-        from mdchunk.html import convert_tree, parse_tree
+        from mdchunk.chunking.html import convert_tree, parse_tree
 
         with timer.stage("parse"):
             tree = parse_tree(page.html)
@@ -109,7 +83,6 @@ class Chunker:
                 for number, piece in enumerate(pieces)
             )
         warnings = _warnings(root)
-        release(root)
         return PageChunks(
             source_path=page.source_path,
             url=page.url,

@@ -1,24 +1,19 @@
-"""Chunk records from a packed page: every field of `Chunk` but the packing's own.
-
-Compiled with mypyc where the package is built with it (see `setup.py`), as are the other
-modules of the chunking path.
-"""
+"""Chunk records from a packed page: every field of `Chunk` but the packing's own."""
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
-import functools
 import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.chunk import Chunk, Features, Flags, new_chunk, new_features
+from mdchunk.chunk import Chunk, Features, Flags
+from mdchunk.chunking.packing import Piece, first_true, last_true
 from mdchunk.model import Block, PageInput, ParsedPage
 from mdchunk.options import ChunkOptions
-from mdchunk.packing import Piece, first_true, last_true
 from mdchunk.tokens import TokenCounter
 
 #: Where a word starts: the places an overlap may begin.
@@ -106,7 +101,7 @@ class ChunkBuilder:
             and not piece.oversize_reason
             and _structurally_weak(text, headings)
         )
-        flags = _shared_flags(
+        flags = Flags(
             allow_oversize=bool(piece.oversize_reason) and tokens > piece.size,
             oversize_reason=(piece.oversize_reason or None) if tokens > piece.size else None,
             small_chunk=small,
@@ -115,7 +110,7 @@ class ChunkBuilder:
             has_overlap_previous=start < piece.start,
             has_overlap_next=number + 1 < total and starts[number + 1] < pieces[number + 1].start,
         )
-        return new_chunk(
+        return Chunk(
             doc_name=self.doc_name,
             chunk_number=number,
             total_chunks=total,
@@ -231,7 +226,7 @@ class ChunkBuilder:
                 rows += body_rows
                 columns = max(columns, width)
                 with_header += header
-        return new_features(
+        return Features(
             headings=kinds.count("heading"),
             paragraphs=kinds.count("paragraph"),
             lists=kinds.count("list"),
@@ -274,9 +269,6 @@ _KIND = operator.attrgetter("kind")
 _START = operator.attrgetter("start")
 #: `Flags`, one object for each set of values: they are frozen, nearly every chunk has the same
 #: ones, and a frozen dataclass's `__init__` is slow (0.83 us; a cached one 0.30 us).
-_shared_flags = functools.lru_cache(maxsize=256, typed=True)(Flags)
-
-
 class _Flattened:
     """Every block of a page in document order (`ParsedPage.walk`), with its start and kind;
     the indexes of the blocks that `_features` looks at one by one (`detailed`: most count by
