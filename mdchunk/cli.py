@@ -60,6 +60,20 @@ _CHUNKING_FLAGS = (
 )
 
 
+def jobs_flags(command: Any) -> Any:
+    """Add `-j/--jobs` and `--tokenizer` (shared by `chunk` and `site`)."""
+    from mdchunk.build.workers import available_cores
+    from mdchunk.tokens import COUNTERS
+
+    command = click.option(
+        "--tokenizer", type=click.Choice(["auto", *COUNTERS]), default=None,
+        help="Token counter (all give tiktoken's counts): rs-bpe by default where installed; "
+             "fastokens is fastest on large jobs once loaded (about a second).")(command)
+    return click.option(
+        "-j", "--jobs", type=click.IntRange(min=1), default=available_cores(), show_default=True,
+        help="Processes that chunk pages (the output is the same for every number).")(command)
+
+
 def chunking_flags(command: Any) -> Any:
     """Add every chunking and output option as a flag (shared by `chunk` and `site`)."""
     for option in reversed(_CHUNKING_FLAGS):
@@ -89,9 +103,11 @@ def _index_file(path: Path, name: str) -> Path:
               help="YAML file with the MkDocs plugin's option names; flags win over it.")
 @click.option("--mkdocs-config", type=click.Path(dir_okay=False, path_type=Path),
               help="An mkdocs.yml: its markdown_extensions, site_url and mdchunk options.")
+@jobs_flags
 @chunking_flags
-def chunk(paths: tuple[Path, ...], out: Path, formats: tuple[str, ...],
-          config_file: Path | None, mkdocs_config: Path | None, **flags: Any) -> None:
+def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
+          config_file: Path | None, mkdocs_config: Path | None, jobs: int,
+          tokenizer: str | None, **flags: Any) -> None:
     """Chunk Markdown files or folders (no site build) into OUT.
 
     Each file is rendered with Python-Markdown (toc with permalinks, tables, fences,
@@ -125,7 +141,7 @@ def chunk(paths: tuple[Path, ...], out: Path, formats: tuple[str, ...],
     renderer = Renderer(markdown_config,
                         files=[s.source_path for s in sources] + _all_files(paths))
     _run_chunk(sources, renderer, options, output, out,
-               progress=any(path.is_dir() for path in paths))
+               progress=any(path.is_dir() for path in paths), jobs=jobs, tokenizer=tokenizer)
 
 
 def _all_files(paths: Sequence[Path]) -> list[str]:
@@ -186,54 +202,36 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 
 def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapping[str, Any],
-               out: Path, *, progress: bool) -> None:
-    from mdchunk.chunking import Chunker, PageChunks
+               out: Path, *, progress: bool, jobs: int, tokenizer: str | None) -> None:
+    from mdchunk.build.session import BuildSettings, IndexBuilder
     from mdchunk.exclusion import metadata_exclusion
-    from mdchunk.outputs.formats import write_profiles
-    from mdchunk.outputs.writers import write_text
+    from mdchunk.outputs.pages import OutputSettings
     from mdchunk.sources import markdown_target
-    from mdchunk.tokens import token_counter
 
-    try:
-        counter = token_counter(options.encoding)
-    except MdChunkError as error:
-        raise _fail(error) from error
-    chunker = Chunker(options, counter=counter, site_url=str(output.get("site_url") or ""))
-    pages: list[PageChunks] = []
+    settings = BuildSettings(
+        options=options, output=OutputSettings(formats=tuple(output["formats"])),
+        index=output["output"], site_url=str(output.get("site_url") or ""),
+        write_markdown=output.get("write_markdown", True) is not False,
+        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer)
+    builder = IndexBuilder(settings, site_dir=out, report=lambda source, message: click.echo(
+        f"warning: {source}: {message}", err=True))
+    order: list[str] = []
     show = progress and sys.stderr.isatty()
-    with click.progressbar(sources, label="Chunking", file=sys.stderr,
-                           show_pos=True) if show else _nullbar(sources) as bar:
-        for source in bar:
-            try:
-                page = renderer.render(source)
-            except MdChunkError as error:
-                raise _fail(error) from error
-            if metadata_exclusion(page.meta):
-                continue
-            try:
-                result = chunker.chunk_page(page)
-            except Exception as error:  # noqa: BLE001 - one bad page must not stop the rest
-                click.echo(f"warning: {source.source_path}: cannot be chunked, left out: "
-                           f"{error}", err=True)
-                continue
-            for warning in result.warnings:
-                click.echo(f"warning: {source.source_path}: {warning}", err=True)
-            pages.append(result)
     try:
-        if output.get("write_markdown", True) is not False:
-            for result in pages:
-                write_text(out / markdown_target(result.url), result.markdown, durable=False)
-        written = write_profiles(out, pages, output["formats"], output=output["output"])
+        with click.progressbar(sources, label="Chunking", file=sys.stderr,
+                               show_pos=True) if show else _nullbar(sources) as bar:
+            for source in bar:
+                page = renderer.render(source)
+                if metadata_exclusion(page.meta):
+                    continue
+                order.append(page.source_path)
+                builder.add_page(page, markdown_path=markdown_target(page.url))
+        summary = builder.finish(order)
     except (OSError, MdChunkError) as error:
-        raise click.ClickException(f"cannot write into {out}: {error}") from error
-    chunks = [c for result in pages for c in result.chunks]
-    click.echo(
-        f"{sum(bool(r.chunks) for r in pages)} pages, {len(chunks)} chunks "
-        f"({sum(c.flags.allow_oversize for c in chunks)} oversize, "
-        f"{sum(c.flags.small_chunk for c in chunks)} small) written to "
-        + ", ".join(str(path) for path in written.values()),
-        err=True,
-    )
+        raise _fail(error) from error
+    finally:
+        builder.close()
+    click.echo(summary.describe(), err=True)
 
 
 class _nullbar:  # noqa: N801 - stands in for click.progressbar
@@ -267,9 +265,11 @@ class _nullbar:  # noqa: N801 - stands in for click.progressbar
               help="Output format, repeatable (default: native).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
               help="YAML file with the MkDocs plugin's option names; flags win over it.")
+@jobs_flags
 @chunking_flags
-def site(site_dir: Path, docs_dir: Path | None, content_selector: str | None,
-         formats: tuple[str, ...], config_file: Path | None, **flags: Any) -> None:
+def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
+         formats: tuple[str, ...], config_file: Path | None, jobs: int, tokenizer: str | None,
+         **flags: Any) -> None:
     """Chunk an already built site (SITE_DIR) and write the index into it.
 
     For engines that run no Python plugins (Zensical, MkDocs 2) and sites built elsewhere:
@@ -289,17 +289,18 @@ def site(site_dir: Path, docs_dir: Path | None, content_selector: str | None,
             content_selector=content_selector, site_url=output.get("site_url"),
             exclude=list(output.get("exclude") or ()),
             write_markdown=output.get("write_markdown") is not False, output=output["output"],
+            jobs=jobs, tokenizer=tokenizer,
         )
     except (MdChunkError, OSError) as error:
         raise _fail(error) from error
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
-    chunks = [c for page in summary.pages for c in page.chunks]
+    pages = summary.pages
     click.echo(
-        f"{sum(bool(p.chunks) for p in summary.pages)} pages, {len(chunks)} chunks "
-        f"({sum(c.flags.allow_oversize for c in chunks)} oversize, "
-        f"{sum(c.flags.small_chunk for c in chunks)} small; {len(summary.skipped)} pages "
-        f"skipped) written to {', '.join(str(path) for path in summary.written.values())}"
+        f"{sum(bool(p.chunks) for p in pages)} pages, {sum(p.chunks for p in pages)} chunks "
+        f"({sum(p.oversize for p in pages)} oversize, {sum(p.small for p in pages)} small; "
+        f"{len(summary.skipped)} pages skipped) written to "
+        f"{', '.join(str(path) for path in summary.written.values())}"
     )
 
 

@@ -21,14 +21,13 @@ import lxml.html
 from cssselect import ExpressionError, SelectorError
 from lxml.cssselect import CSSSelector
 
-from mdchunk.chunking import Chunker, PageChunks, PageInput
+from mdchunk.build.session import BuildSettings, IndexBuilder
+from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.formats import write_profiles
-from mdchunk.outputs.writers import write_text
+from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.sources import split_front_matter
-from mdchunk.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +56,8 @@ _DOCINFO_FIELD = re.compile(r"^:([\w-]+):\s*(.*)$")
 class SiteSummary:
     """What `chunk_site` did."""
 
-    pages: tuple[PageChunks, ...]
-    """The chunked pages, in path order."""
+    pages: tuple[PageOutput, ...]
+    """The pages in the index (their counts and warnings), in path order."""
     written: Mapping[str, Path]
     """The file written for each format."""
     skipped: tuple[str, ...]
@@ -78,7 +77,8 @@ def chunk_site(
     exclude: Sequence[str] = (),
     write_markdown: bool = True,
     output: str = "chunks.jsonl",
-    counter: TokenCounter | None = None,
+    tokenizer: str | None = None,
+    jobs: int = 1,
 ) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
@@ -92,7 +92,9 @@ def chunk_site(
         exclude: Glob patterns of page paths (relative to `site_dir`) to leave out.
         write_markdown: Write each page's Markdown beside its HTML.
         output: File name of the native index.
-        counter: A token counter (`token_counter` of the options' encoding when None).
+        tokenizer: The token counter to count with (`mdchunk.tokens.token_counter`).
+        jobs: Processes that chunk pages: 1 chunks in this one, more start worker processes;
+            the output is the same for every number.
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
@@ -106,10 +108,30 @@ def chunk_site(
         path.name != "index.html" and not _skip_reason(path.relative_to(site_dir).as_posix())
         for path in html_files
     )
-    chunker = Chunker(options, counter=counter, site_url=site_url or "")
-    pages: list[PageChunks] = []
-    skipped: list[str] = []
+    sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
     warnings: list[str] = []
+    settings = BuildSettings(options=options, output=OutputSettings(formats=tuple(formats)),
+                             index=output, site_url=site_url or "", write_markdown=write_markdown,
+                             workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer)
+    builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
+        warnings.append(f"{sources.get(source, source)}: {message}")))
+    try:
+        skipped = _add_pages(builder, site_dir, html_files, sources, warnings, selectors=selectors,
+                             docs_dir=docs_dir, directory_urls=directory_urls,
+                             site_url=site_url, exclude=exclude)
+        summary = builder.finish(list(sources))
+    finally:
+        builder.close()
+    return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings))
+
+
+def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path],
+               sources: dict[str, str], warnings: list[str], *, selectors: list[CSSSelector],
+               docs_dir: Path | None, directory_urls: bool, site_url: str | None,
+               exclude: Sequence[str]) -> list[str]:
+    """Hand every documentation page of the site to the build; return those skipped, with
+    why (`path: reason`)."""
+    skipped: list[str] = []
     for path in html_files:
         relative = path.relative_to(site_dir).as_posix()
         reason = _skip_reason(relative) or pattern_exclusion([relative], exclude)
@@ -125,14 +147,10 @@ def chunk_site(
         if isinstance(page, str):
             skipped.append(f"{relative}: {page}")
             continue
-        chunker.site_url = page.site_url
-        result = chunker.chunk_page(page.input)
-        warnings.extend(f"{relative}: {warning}" for warning in result.warnings)
-        pages.append(result)
-        if write_markdown:
-            write_text(path.with_suffix(".md"), result.markdown, durable=False)
-    written = write_profiles(site_dir, pages, formats, output=output)
-    return SiteSummary(tuple(pages), written, tuple(skipped), tuple(warnings))
+        sources[page.input.source_path] = relative
+        builder.add_page(page.input, markdown_path=str(Path(relative).with_suffix(".md")),
+                         site_url=page.site_url)
+    return skipped
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -1,78 +1,120 @@
-"""The worker processes: pages chunked there match inline chunking, and the queue is bounded."""
+"""The build session's worker processes: the same index whoever chunks, a bounded queue, and no
+process for a site too small to repay one."""
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
+from pathlib import Path
+
 import pytest
 
-from mdchunk.build.workers import BackgroundChunker
-from mdchunk.chunking import Chunker, PageInput
+from mdchunk.build import session
+from mdchunk.build.session import BuildSettings, IndexBuilder
+from mdchunk.build.workers import WorkerPool, WorkerSettings
+from mdchunk.chunking import PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import OutputSettings, page_output
+from mdchunk.outputs.pages import OutputSettings
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
 
 
-def _pages(count: int) -> list[PageInput]:
-    return [PageInput(html=f"<h1>Page {number}</h1><p>{'Some words. ' * 200}</p>"
+def _pages(count: int, words: int = 200) -> list[PageInput]:
+    return [PageInput(html=f"<h1>Page {number}</h1><p>{'Some words. ' * words}</p>"
                            f"<h2 id='more'>More</h2><pre><code>x = {number}</code></pre>",
                       source_path=f"p{number}.md", url=f"p{number}/", title=f"Page {number}")
             for number in range(count)]
 
 
-def test_pages_wait_for_room_and_match_inline_chunking(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With `max_in_flight=2`, submitting a page first waits for all but the last page sent:
-    a worker slower than the engine never leaves every page's HTML queued in its process."""
+def _index(tmp_path: Path, name: str, pages: list[PageInput], **settings: object) -> bytes:
+    """Build an index of `pages` with these settings; return the native index and flat file."""
+    site = tmp_path / name
+    builder = IndexBuilder(BuildSettings(output=OutputSettings(formats=("native", "flat")),
+                                         **settings),  # type: ignore[arg-type]
+                           site_dir=site)
+    try:
+        for page in pages:
+            builder.add_page(page, markdown_path=f"{page.url}index.md")
+        builder.finish([page.source_path for page in pages])
+    finally:
+        builder.close()
+    return (site / "chunks.jsonl").read_bytes() + (site / "chunks.flat.jsonl").read_bytes()
+
+
+def test_workers_write_the_index_chunking_inline_writes(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # records without timings
-    options = ChunkOptions.validated({})
-    settings = OutputSettings(formats=("native", "flat"))
-    background = BackgroundChunker(options, processed_at=PROCESSED_AT, output=settings,
-                                   max_in_flight=2)
+    pages = _pages(6)
+    inline = _index(tmp_path, "inline", pages, workers=0)
+    assert inline.count(b"\n") >= 12
+    assert _index(tmp_path, "one", pages, workers=1) == inline
+    assert _index(tmp_path, "two", pages, workers=2) == inline
+
+
+def test_a_small_site_starts_no_process_and_a_large_one_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Left to mdchunk, a worker starts only once the site proved large enough to repay it."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(session, "available_cores", lambda: 2)
+    before = set(multiprocessing.active_children())
+    small = _pages(3)
+    assert sum(len(page.html) for page in small) < session.WORKER_AFTER_BYTES
+    builder = IndexBuilder(BuildSettings(), site_dir=tmp_path / "small")
+    for page in small:
+        builder.add_page(page, markdown_path=f"{page.url}index.md")
+    assert set(multiprocessing.active_children()) == before
+    builder.finish([page.source_path for page in small])
+    monkeypatch.setattr(session, "WORKER_AFTER_BYTES", len(small[0].html) + 1)
+    for page in _pages(3, words=201):
+        builder.add_page(page, markdown_path=f"{page.url}index.md")
+    assert set(multiprocessing.active_children()) - before  # started by the second page
+    summary = builder.finish([page.source_path for page in small])
+    builder.close()
+    assert len(summary.pages) == 3 and all(page.chunks >= 2 for page in summary.pages)
+
+
+def test_pages_wait_for_room_in_the_queue(tmp_path: Path) -> None:
+    """Submitting a page first waits for all but the last `max_in_flight` pages sent: a worker
+    slower than the engine never leaves every page's HTML queued in the build's process."""
+    pool = WorkerPool(WorkerSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
+                                     tmp_path / "store", "settings"))
+    pool.max_in_flight = 2
     try:
         futures = []
-        for page in _pages(6):
-            futures.append(background.submit(page))
+        for number, page in enumerate(_pages(6)):
+            futures.append(pool.submit(page, f"key{number}", ""))
             assert all(future.done() for future in futures[:-2])
         results = [future.result() for future in futures]
     finally:
-        background.close()
-    inline = Chunker(options, processed_at=PROCESSED_AT)
-    expected = [page_output(inline.chunk_page(page), settings) for page in _pages(6)]
-    assert results == expected
-    assert all(result.chunks >= 2 and not result.stored for result in results)
+        pool.close()
+    assert all(result.chunks >= 2 and result.stored for result in results)
 
 
 def test_a_page_sent_to_a_worker_keeps_its_html_as_it_was(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine keeps every page's HTML to the end of its build: sending a page must not
     attach a UTF-8 copy to that text (pickling a non-ASCII str does), and the worker must see
     the same text, lone surrogates included."""
-    import sys
-
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     pages = [PageInput(html=f"<h1>Été</h1><p>{'Ünïcödé wörds. ' * 2000}{odd}</p>",
                        source_path=f"u{number}.md", url=f"u{number}/", title="Été")
              for number, odd in enumerate(["", "A lone \ud800 surrogate."])]
     sizes = [sys.getsizeof(page.html) for page in pages]
-    options = ChunkOptions.validated({})
-    background = BackgroundChunker(options, processed_at=PROCESSED_AT, output=OutputSettings())
-    try:
-        results = [background.submit(page).result() for page in pages]
-    finally:
-        background.close()
+    inline = _index(tmp_path, "inline", pages, workers=0)
+    assert _index(tmp_path, "worker", pages, workers=1) == inline
     assert [sys.getsizeof(page.html) for page in pages] == sizes
-    inline = Chunker(options, processed_at=PROCESSED_AT)
-    assert results == [page_output(inline.chunk_page(page), OutputSettings()) for page in pages]
 
 
-def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing() -> None:
+def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing(
+        tmp_path: Path) -> None:
     from mdchunk.tokens import counter_name
 
-    options = ChunkOptions.validated({})
-    background = BackgroundChunker(options, processed_at=PROCESSED_AT, output=OutputSettings())
+    pool = WorkerPool(WorkerSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
+                                     tmp_path / "store", "settings"))
     try:
-        assert background.counter is None
-        assert background._pool is None  # no process started for the question
-        background.submit(_pages(1)[0]).result()
-        assert background.counter == counter_name(options.encoding)
+        assert pool.counter is None
+        assert pool._pool is None  # no process started for the question
+        pool.submit(_pages(1)[0], "key", "").result()
+        assert pool.counter == counter_name("cl100k_base")
     finally:
-        background.close()
+        pool.close()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mdchunk.build.store import Listed, PageCache
+from mdchunk.build.store import Listed, PageStore
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
@@ -370,16 +370,16 @@ def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixtu
     first = _page("<h1>P</h1><p>One \u00e9t\u00e9.</p><h2 id='a'>A</h2>"
                   "<pre><code>x = 1</code></pre>")
     second = _page("<h1>P</h1><p>Two.</p>")
-    cache = PageCache(tmp_path / "cache", "settings")
+    cache = PageStore(tmp_path / "cache", "settings")
     assert cache.get("k1") is None and not cache.known("k1")
     cache.put("k1", first)
     cache.put("k2", second)
-    again = PageCache(tmp_path / "cache", "settings")
+    again = PageStore(tmp_path / "cache", "settings")
     restored = again.get("k1")
     assert restored == first and again.known("k1")
     assert isinstance(restored.records["native"][0], str)  # JSON text, written as it is
     assert restored.records["files"] == first.records["files"]
-    assert PageCache(tmp_path / "cache", "other settings").get("k1") is None
+    assert PageStore(tmp_path / "cache", "other settings").get("k1") is None
     monkeypatch.setattr("mdchunk.build.store.__version__", "9.9.9")
     assert again.get("k1") is None  # another version's file name
     monkeypatch.undo()
@@ -403,7 +403,7 @@ def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixtu
 def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
     """`summary` gives the page's counts only; `read` its content; a cut entry is a miss."""
     page = _page("<h1>P</h1><p>Text.</p><h2 id='a'>A</h2><p>More text.</p>")
-    cache = PageCache(tmp_path / "cache", "settings")
+    cache = PageStore(tmp_path / "cache", "settings")
     cache.put("k1", page)
     summary = cache.summary("k1")
     assert summary is not None and summary.stored
@@ -425,7 +425,7 @@ def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
 
 def test_the_markdown_alone_is_read_from_the_first_lines_of_an_entry(tmp_path: Path) -> None:
     page = _page("<h1>P</h1><p>Text é.</p><h2 id='a'>A</h2><p>More text.</p>")
-    cache = PageCache(tmp_path / "cache", "settings")
+    cache = PageStore(tmp_path / "cache", "settings")
     cache.put("k1", page)
     assert cache.markdown("k1") == page.markdown
     lines = cache.path("k1").read_bytes().split(b"\n")
@@ -536,18 +536,18 @@ def test_a_fully_cached_build_starts_no_process(tmp_path: Path) -> None:
 def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
                              monkeypatch: pytest.MonkeyPatch) -> None:
     page = _page("<h1>P</h1><p>Text.</p>")
-    cache = PageCache(tmp_path / "project" / ".cache", "settings")
+    cache = PageStore(tmp_path / "project" / ".cache", "settings")
     site = tmp_path / "project" / "site"
     assert cache.manifest(site) == {}
     listed = {"p.md": Listed("s1", "k1", "p/index.md"), "q.md": Listed("s2", None)}
     cache.put("k1", page)
     cache.put("k2", page)
     cache.write_manifest(site, listed)
-    assert PageCache(tmp_path / "project" / ".cache", "settings").manifest(site) == listed
+    assert PageStore(tmp_path / "project" / ".cache", "settings").manifest(site) == listed
     assert json.loads((tmp_path / "project" / ".cache" / "manifest.json").read_bytes())[
         "site"] == "../site"
     assert cache.manifest(tmp_path / "project" / "other-site") == {}
-    assert PageCache(tmp_path / "project" / ".cache", "other settings").manifest(site) == {}
+    assert PageStore(tmp_path / "project" / ".cache", "other settings").manifest(site) == {}
     monkeypatch.setattr("mdchunk.build.store.__version__", "9.9.9")
     assert cache.manifest(site) == {}
     monkeypatch.undo()
@@ -556,23 +556,23 @@ def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
     assert (tmp_path / "project" / ".cache" / "manifest.json").is_file()
     moved = tmp_path / "moved"
     shutil.move(tmp_path / "project", moved)  # a project moved whole keeps its manifest
-    assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == listed
+    assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == listed
     for bad in (b"{", b"[]", json.dumps({"version": "x"}).encode()):
         (moved / ".cache" / "manifest.json").write_bytes(bad)
         with caplog.at_level("DEBUG", logger="mdchunk.build.store"):
-            assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == {}
+            assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
     manifest = {"version": "", "settings": "settings", "site": "../site",
                 "pages": {"p.md": {"source": 1, "key": "k1", "markdown": None}}}
     monkeypatch.setattr("mdchunk.build.store.__version__", "")
     (moved / ".cache" / "manifest.json").write_text(json.dumps(manifest))
-    assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == {}
+    assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
     assert "manifest.json cannot be used" in caplog.text
 
 
 def test_a_folder_that_turns_unwritable_disables_the_cache(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     folder = tmp_path / "cache"
-    cache = PageCache(folder, "settings")
+    cache = PageStore(folder, "settings")
     assert cache.enabled
     folder.rmdir()
     folder.write_text("now a file")

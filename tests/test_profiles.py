@@ -45,7 +45,7 @@ from mdchunk.profiles import (
     to_flat,
     to_semantic,
 )
-from mdchunk.profiles import output as output_module
+from mdchunk.outputs import formats as output_module
 from mdchunk.sites import chunk_site
 from tests.conftest import EXAMPLE_SITE, REPO
 from tests.test_packing import CONFIGS, EXTENSIONS

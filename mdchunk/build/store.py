@@ -1,28 +1,34 @@
-"""Chunked pages kept on disk across builds: a build chunks only the pages that changed.
+"""The page store: chunked pages kept on disk, within a build and across builds.
 
-One file per page, named by the sha256 of the mdchunk version, the entry layout, the build's
-settings and the page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or
-settings changed has another name, so an entry is never stale, only unused: `prune` removes
-those no current page uses. An entry is a line of JSON each: a header (what the entry was made
-for, the page's counts and warnings, how many records of each format follow), the page
+Every build keeps each chunked page here, whatever the engine: the MkDocs cache across `mkdocs
+build` runs, `--dirty` and `serve`, Sphinx's parallel writers and incremental builds, and the
+worker processes of any build all go through it. A page's records are encoded once, where it is
+chunked, and the build's own process reads them back while it writes the index, one page at a
+time.
+
+An entry is one file per page, named by the sha256 of the mdchunk version, the entry layout, the
+build's settings and the page's key (a hash of its rendered HTML and facts). A page whose HTML,
+facts or settings changed has another name, so an entry is never stale, only unused: `prune`
+removes those no current page uses. An entry is a line of JSON each: a header (what the entry
+was made for, the page's counts and warnings, how many records of each format follow), the page
 Markdown, the inspector's data, then the records of each format in turn, as they are written in
-the index. A build holds only the headers of its pages (`PageOutput.without_content`) and
-streams the records from the entries when it writes the index.
+the index.
 
-A manifest (`manifest.json`) names the entry of each page of the last build that had every page:
-a build that renders only some pages (`mkdocs build --dirty`) finds the others through it, by
-source path. It holds, for one site folder, each page's source path, the sha256 of its source
-file, its page key and where its Markdown is written:
+A pointer (`pages/<sha256>.json`, one per page of a site) names the entry that holds a page:
+an engine that does not render every page (`mkdocs build --dirty`, an incremental Sphinx build,
+Sphinx's parallel writers, whose results reach the main process only through files) finds the
+others through it, by source path. It holds the site folder (relative to the store), the
+page's source path, a fingerprint of its source (the sha256 of the file, where the engine gives
+one), its page key and where its Markdown is written:
 
-    {"version": "0.4.0", "settings": "...", "site": "../../site", "pages": {
-        "guide.md": {"source": "<sha256>", "key": "<page key>", "markdown": "guide/index.md"},
-        "draft.md": {"source": "<sha256>", "key": null, "markdown": null}}}
+    {"version": "0.4.0", "settings": "...", "site": "../../site", "page": "guide.md",
+     "listed": {"source": "<sha256>", "key": "<page key>", "markdown": "guide/index.md"}}
 
-(`key` null: the page's metadata leaves it out of the index.) A manifest of another version,
-settings or site folder is not used, nor an entry whose source file changed since.
+(`key` null: the page's metadata leaves it out of the index.) A pointer of another version,
+settings or site folder is not used, nor one whose source fingerprint differs.
 
-A cache only saves time: an entry that cannot be read (missing, truncated, corrupt, written by
-another version) is a miss, and a folder that cannot be written turns the cache off with one
+A store only saves work: an entry that cannot be read (missing, truncated, corrupt, written by
+another version) is a miss, and a folder that cannot be written turns the store off with one
 warning.
 """
 
@@ -40,14 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.formats import ENCODED_LAYOUTS
-from mdchunk.profiles import PROFILES
+from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.writers import dumps, sweep_stale_temporaries, write_text
+from mdchunk.profiles import PROFILES
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
-_TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json|manifest\.json)\..*\.tmp")
-MANIFEST = "manifest.json"
+_TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
+POINTERS = "pages"
 _FORMAT = 2
 """The layout of an entry (part of its file name): 2 is a line per part and per record."""
 
@@ -60,15 +66,16 @@ _log = logging.getLogger(__name__)
 class Listed:
     """One page in the manifest: what its entry was made from."""
 
-    source: str
-    """The sha256 of the page's source file."""
+    source: str | None
+    """A fingerprint of the page's source (the sha256 of its file), where the engine gives one;
+    None where the engine itself knows which pages changed (Sphinx)."""
     key: str | None
     """Its page key (None: left out of the index by its own metadata)."""
     markdown: str | None = None
     """Where its Markdown is written, relative to the site folder."""
 
 
-class PageCache:
+class PageStore:
     """The chunked pages of earlier builds made with `settings`, one file each in `folder`."""
 
     def __init__(self, folder: Path, settings: str, *, log: Logger | None = None) -> None:
@@ -148,7 +155,7 @@ class PageCache:
             self._known.discard(page_key)
             return None
         except Exception as error:  # noqa: BLE001 - a bad entry is a miss, whatever is wrong
-            self._log.debug("page cache: %s cannot be used, its page is chunked again: %s",
+            self._log.debug("page store: %s cannot be used, its page is chunked again: %s",
                             self.path(page_key), error)
             return None
         self._known.add(page_key)
@@ -186,23 +193,23 @@ class PageCache:
             raise ValueError("written for another version, settings or page")
 
     def holds_pages(self) -> bool:
-        """Whether a manifest of these settings lists pages (an earlier build filled the cache)."""
-        return bool(self._read_manifest()[1])
+        """Whether pointers of these settings name pages (an earlier build filled the store)."""
+        return bool(self._pointers())
 
     def known(self, page_key: str) -> bool:
         """Whether this object read or wrote the entry of `page_key` (no disk access)."""
         return page_key in self._known
 
     def prune(self, keep: Iterable[str]) -> int:
-        """Remove the entries of every page key neither in `keep` nor in the manifest; return how
-        many were removed.
+        """Remove the entries of every page key neither in `keep` nor named by a pointer; return
+        how many were removed.
 
         Only files named as entries are removed (never anything else in the folder), and the
         temporary files of writers that were killed.
         """
         if not self.enabled:
             return 0
-        keep = set(keep) | {listed.key for listed in self._read_manifest()[1].values()
+        keep = set(keep) | {listed.key for _, _, listed in self._pointers()
                             if listed.key is not None}
         names = {self.path(key).name for key in keep}
         try:
@@ -221,48 +228,82 @@ class PageCache:
         return removed
 
     def manifest(self, site: Path) -> dict[str, Listed]:
-        """The pages of the site folder `site` (source path -> `Listed`) named by the last
-        manifest of these settings; empty when there is none (never an exception)."""
+        """The pages of the site folder `site` (source path -> `Listed`) that pointers of these
+        settings name; empty when there are none (never an exception)."""
         if not self.enabled:
             return {}
-        written_for, pages = self._read_manifest()
-        return pages if written_for == self._site(site) else {}
+        wanted = self._site(site)
+        return {source: listed for written_for, source, listed in self._pointers()
+                if written_for == wanted}
 
-    def write_manifest(self, site: Path, pages: Mapping[str, Listed]) -> None:
-        """Name the pages of the site folder `site` (source path -> `Listed`), atomically (not
-        flushed to disk: it is a cache)."""
+    def pointer(self, site: Path, source: str) -> Listed | None:
+        """What the pointer of page `source` of the site folder `site` names, when one of these
+        settings is there (never an exception)."""
+        if not self.enabled:
+            return None
+        found = self._read_pointer(self._pointer_path(site, source))
+        return found[2] if found is not None and found[:2] == (self._site(site), source) else None
+
+    def point(self, site: Path, source: str, listed: Listed) -> None:
+        """Name the entry of page `source` of the site folder `site`, atomically (not flushed to
+        disk: it is a cache)."""
         if not self.enabled:
             return
-        manifest = {"version": __version__, "settings": self.settings, "site": self._site(site),
-                    "pages": {source: dataclasses.asdict(listed)
-                              for source, listed in pages.items()}}
+        pointer = {"version": __version__, "settings": self.settings, "site": self._site(site),
+                   "page": source, "listed": dataclasses.asdict(listed)}
         try:
-            write_text(self.folder / MANIFEST, dumps(manifest), durable=False)
+            write_text(self._pointer_path(site, source), dumps(pointer), durable=False)
         except OSError as error:
             self._disable(error)
 
-    def _read_manifest(self) -> tuple[str | None, dict[str, Listed]]:
-        """The site folder and the pages of the manifest when it was written by this version with
-        these settings; (None, {}) otherwise."""
-        path = self.folder / MANIFEST
+    def write_manifest(self, site: Path, pages: Mapping[str, Listed]) -> None:
+        """Make the pointers of the site folder `site` name exactly `pages` (source path ->
+        `Listed`): those of other pages of that site are removed."""
+        if not self.enabled:
+            return
+        known = self.manifest(site)
+        for source, listed in pages.items():
+            if known.get(source) != listed:
+                self.point(site, source, listed)
+        for source in known.keys() - pages.keys():
+            with contextlib.suppress(OSError):
+                self._pointer_path(site, source).unlink()
+
+    def _pointer_path(self, site: Path, source: str) -> Path:
+        name = json.dumps([self._site(site), source])
+        return self.folder / POINTERS / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
+
+    def _pointers(self) -> list[tuple[str, str, Listed]]:
+        """(site, source path, `Listed`) of every pointer written by this version with these
+        settings."""
         try:
-            manifest = json.loads(path.read_bytes())
-            if [manifest["version"], manifest["settings"]] != [__version__, self.settings]:
-                return None, {}
-            pages = {source: Listed(**listed) for source, listed in manifest["pages"].items()}
-            if not isinstance(manifest["site"], str) or not all(
-                    isinstance(listed.source, str) and isinstance(listed.key, str | None)
-                    and isinstance(listed.markdown, str | None) for listed in pages.values()):
+            paths = sorted((self.folder / POINTERS).glob("*.json"))
+        except OSError:
+            return []
+        return [found for path in paths if (found := self._read_pointer(path)) is not None]
+
+    def _read_pointer(self, path: Path) -> tuple[str, str, Listed] | None:
+        """(site, source path, `Listed`) of the pointer in `path` when it was written by this
+        version with these settings; None otherwise (a bad pointer is said at debug level)."""
+        try:
+            pointer = json.loads(path.read_bytes())
+            if [pointer["version"], pointer["settings"]] != [__version__, self.settings]:
+                return None
+            listed = Listed(**pointer["listed"])
+            if not all(isinstance(value, str) for value in (pointer["site"], pointer["page"])
+                       ) or not (isinstance(listed.source, str | None)
+                                 and isinstance(listed.key, str | None)
+                                 and isinstance(listed.markdown, str | None)):
                 raise TypeError("a value is not text")
         except FileNotFoundError:
-            return None, {}
-        except Exception as error:  # noqa: BLE001 - a bad manifest is none, whatever is wrong
-            self._log.debug("page cache: %s cannot be used: %s", path, error)
-            return None, {}
-        return manifest["site"], pages
+            return None
+        except Exception as error:  # noqa: BLE001 - a bad pointer is none, whatever is wrong
+            self._log.debug("page store: %s cannot be used: %s", path, error)
+            return None
+        return pointer["site"], pointer["page"], listed
 
     def _site(self, site: Path) -> str:
-        """`site` relative to the cache folder (a project moved whole keeps its manifest), or
+        """`site` relative to the store folder (a project moved whole keeps its pointers), or
         absolute when there is no relative path (another drive)."""
         try:
             return os.path.relpath(site.absolute(), self.folder.absolute())

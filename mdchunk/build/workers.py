@@ -1,11 +1,14 @@
-"""Chunking in a worker process while the engine renders the next pages.
+"""Worker processes that chunk pages for a build session while the engine renders the next ones.
 
-MkDocs renders pages one after the other on one core. Handing each rendered page to a worker
-process puts the chunking (HTML walk, packing, token counts, and loading the tokenizer) on
-another core: the build waits only for what is left when the last page is rendered. The
-workers also make each page's records in every output format (`mdchunk.outputs.pages`) and keep
-them in the page cache, so the build's own process only reads them back while it writes the
-index. On one core there is nothing to gain, and pages are chunked inline.
+MkDocs renders pages one after the other on one core; `mdchunk site` and `mdchunk chunk` read
+pages faster than one core chunks them. Handing each page to a worker process puts the chunking
+(HTML walk, packing, token counts, records in every format, and loading the tokenizer) on
+another core. A worker keeps each page it chunked in the build's page store and returns only its
+counts: the build's own process reads the records back while it writes the index.
+
+The workers are started with `spawn` (no fork of a process that may run threads, such as `mkdocs
+serve`), load the tokenizer themselves, and give the same chunks as `Chunker` inline: the
+options, site url and build time are the caller's.
 """
 
 from __future__ import annotations
@@ -24,72 +27,57 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from mdchunk.options import ChunkOptions
-from mdchunk.build.store import PageCache
-from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
+from mdchunk.build.store import PageStore
 from mdchunk.chunking import Chunker, PageInput
+from mdchunk.options import ChunkOptions
+from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
 from mdchunk.tokens import counter_name, token_counter
 
-_Settings = tuple[ChunkOptions, str, str, OutputSettings]
 
-CacheSlot = tuple[Path, str, str]
-"""Where a worker keeps a chunked page: page cache folder, its settings, the page's key."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """Everything a worker needs to chunk pages as the build's own process would."""
 
-# The worker's own state: set by the initializer, in the worker process only.
-_settings: _Settings | None = None
-_chunker: Chunker | None = None
-_caches: dict[tuple[Path, str], PageCache] = {}
-_QUIET = logging.getLogger("mdchunk.build.workers.quiet")
-_QUIET.addHandler(logging.NullHandler())
-_QUIET.propagate = False
+    options: ChunkOptions
+    processed_at: str
+    output: OutputSettings
+    store: Path
+    """The page store's folder."""
+    store_settings: str
+    """The settings the store's entries are named with."""
+    tokenizer: str | None = None
 
 
-def default_workers() -> int:
-    """One worker where a second core is free, else none (chunk inline)."""
+def available_cores() -> int:
+    """The cores this process may run on."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 1 if (cores or 1) > 1 else 0
+    return cores or 1
 
 
-class BackgroundChunker:
-    """Chunks pages in worker processes; results come back as futures.
+class WorkerPool:
+    """Chunks pages in worker processes; results come back as futures of `PageOutput`s."""
 
-    The workers are started with `spawn` (no fork of a process that may run threads, such as
-    `mkdocs serve`), load the tokenizer themselves, and give the same chunks as `Chunker`
-    would inline: the options, site url and build time are the caller's.
-    """
-
-    def __init__(self, options: ChunkOptions, *, site_url: str = "", processed_at: str,
-                 output: OutputSettings, workers: int = 1, max_in_flight: int = 16) -> None:
-        self.options = options
-        self.max_in_flight = max_in_flight
-        """How many pages may wait for a worker: `submit` waits for the oldest beyond that."""
+    def __init__(self, settings: WorkerSettings, *, workers: int = 1) -> None:
+        self.settings = settings
+        self.workers = workers
+        self.max_in_flight = 16 * workers
+        """How many pages may wait for a worker: `submit` waits for the oldest beyond that, so
+        a worker slower than the engine does not leave every waiting page's HTML queued here."""
         self._in_flight: collections.deque[Future[PageOutput]] = collections.deque()
-        self._settings: _Settings = (options, site_url, processed_at, output)
-        self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
         self._ready: Future[str] | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
-        """The worker pool, made with the first page: making one starts multiprocessing's
-        resource tracker (a process of 13 MiB), which a build whose pages all come from a
-        cache does not need."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=self._workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_initialize,
-                initargs=(self._settings,),
-            )
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_initialize, initargs=(self.settings,))
         return self._pool
 
     @property
     def ready(self) -> Future[str]:
-        """Done when the workers' tokenizer is loaded, with the name of their token counter
-        (`tokens.counter_name`); its exception says why it cannot be.
-
-        The workers start with the first page to chunk, not before: a build whose pages all
-        come from a cache starts no process and loads no tokenizer.
-        """
+        """Done when a worker has loaded the tokenizer, with the name of its token counter; its
+        exception says why it cannot be (asking starts the workers)."""
         if self._ready is None:
             with _main_module_hidden():
                 self._ready = self._executor().submit(_load)
@@ -104,32 +92,22 @@ class BackgroundChunker:
             return None
         return ready.result()
 
-    def start(self) -> None:
-        """Start the workers now (loading the tokenizer) rather than with the first page."""
+    def submit(self, page: PageInput, key: str, site_url: str) -> Future[PageOutput]:
+        """Chunk `page` in a worker, which keeps it in the store under `key`; the result holds
+        its counts (`PageOutput.without_content`), or the whole page where the store could not
+        keep it."""
         self.ready  # noqa: B018 - asking for it starts the workers
-
-    def submit(self, page: PageInput, cache: CacheSlot | None = None) -> Future[PageOutput]:
-        """Chunk `page` in a worker; the result holds its records. With `cache`, the worker
-        keeps the page in that page cache and the result holds only its counts and warnings
-        (`PageOutput.without_content`): the build's own process reads the rest back when it
-        writes the index, and never holds every page's records at once."""
-        self.start()
         self._wait_for_room()
-        # Sent as bytes: pickling a non-ASCII str leaves a UTF-8 copy of it cached inside the
-        # str for as long as it lives, and MkDocs keeps every page's HTML to the end of the
-        # build (7 MiB more for two copies of the Node.js docs with Material, 129 pages).
+        # Sent as bytes: pickling a non-ASCII str leaves a UTF-8 copy cached inside the str for
+        # as long as it lives, and engines keep every page's HTML to the end of the build.
         html = page.html.encode("utf-8", "surrogatepass")
         with _main_module_hidden():  # a worker may be started by this submit
             future = self._executor().submit(
-                _chunk, dataclasses.replace(page, html=""), html, cache)
+                _chunk, dataclasses.replace(page, html=""), html, key, site_url)
         self._in_flight.append(future)
         return future
 
     def _wait_for_room(self) -> None:
-        """Wait while `max_in_flight` pages are waiting: a worker slower than the engine (its
-        core busy with other work) would otherwise leave the HTML of every waiting page queued
-        in this process (70 KB a page on average in the Node.js docs). When the worker keeps up,
-        nothing waits here: none of the 64 submits of a Node.js-docs build waited 1 ms."""
         in_flight = self._in_flight
         while in_flight and in_flight[0].done():
             in_flight.popleft()
@@ -137,9 +115,10 @@ class BackgroundChunker:
             concurrent.futures.wait([in_flight.popleft()])
 
     def close(self) -> None:
-        """Stop the workers (pending pages are still chunked)."""
+        """Stop the workers (pages already submitted are still chunked)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=False)
+            self._pool = None
 
 
 @contextlib.contextmanager
@@ -165,9 +144,29 @@ def _main_module_hidden() -> Iterator[None]:
             main.__dict__.update(saved)
 
 
-def _initialize(settings: _Settings) -> None:
-    global _settings  # noqa: PLW0603 - the worker process's own state
-    _settings = settings
+@dataclasses.dataclass
+class _Worker:
+    """A worker process's own state, made by `_initialize` (in the worker only)."""
+
+    settings: WorkerSettings
+    chunker: Chunker | None = None
+    store: PageStore | None = None
+
+    def loaded(self) -> Chunker:
+        if self.chunker is None:
+            options = self.settings.options
+            self.chunker = Chunker(options, processed_at=self.settings.processed_at,
+                                   counter=token_counter(options.encoding,
+                                                         tokenizer=self.settings.tokenizer))
+        return self.chunker
+
+
+_worker: _Worker | None = None
+
+
+def _initialize(settings: WorkerSettings) -> None:
+    global _worker  # noqa: PLW0603 - the worker process's own state
+    _worker = _Worker(settings)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
 
@@ -179,38 +178,34 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _worker_chunker() -> Chunker:
-    global _chunker  # noqa: PLW0603 - the worker process's own state
-    if _chunker is None:
-        assert _settings is not None, "the worker was not initialized"
-        options, site_url, processed_at, _ = _settings
-        _chunker = Chunker(options, counter=token_counter(options.encoding),
-                           site_url=site_url, processed_at=processed_at)
-    return _chunker
-
-
 def _load() -> str:
     """Load the tokenizer (raises `TokenizerError` with the fix when it cannot); return the
     name of the counter that counts."""
-    chunker = _worker_chunker()
-    return counter_name(chunker.options.encoding)
+    assert _worker is not None, "the worker was not initialized"
+    chunker = _worker.loaded()
+    return counter_name(chunker.options.encoding, tokenizer=_worker.settings.tokenizer)
 
 
-def _chunk(page: PageInput, html: bytes, cache: CacheSlot | None) -> PageOutput:
+def _chunk(page: PageInput, html: bytes, key: str, site_url: str) -> PageOutput:
+    assert _worker is not None, "the worker was not initialized"
     page = dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass"))
-    chunker = _worker_chunker()
-    assert _settings is not None
-    output = page_output(chunker.chunk_page(page), _settings[3], chunker.timer)
-    if cache is None:
-        return output
+    chunker = _worker.loaded()
+    chunker.site_url = site_url
+    output = page_output(chunker.chunk_page(page), _worker.settings.output, chunker.timer)
     began = time.perf_counter()
-    folder, settings, key = cache
-    if (folder, settings) not in _caches:
+    if _worker.store is None:
+        settings = _worker.settings
         # Quiet: a folder that cannot be written is reported once, by the build's process.
-        _caches[folder, settings] = PageCache(folder, settings, log=_QUIET)
-    page_cache = _caches[folder, settings]
-    page_cache.put(key, output)
-    if page_cache.known(key):  # kept: the build's process reads it back when writing the index
+        _worker.store = PageStore(settings.store, settings.store_settings, log=_quiet_log())
+    _worker.store.put(key, output)
+    if _worker.store.known(key):
         output = output.without_content()
     timings = {**output.timings, "write": time.perf_counter() - began}
     return dataclasses.replace(output, timings=timings)
+
+
+def _quiet_log() -> logging.Logger:
+    log = logging.getLogger("mdchunk.build.workers.quiet")
+    log.addHandler(logging.NullHandler())
+    log.propagate = False
+    return log
