@@ -104,10 +104,7 @@ def chunk_site(
     options = options or ChunkOptions()
     selectors = _selectors(content_selector)
     html_files = sorted(site_dir.rglob("*.html"))
-    directory_urls = not any(
-        path.name != "index.html" and not _skip_reason(path.relative_to(site_dir).as_posix())
-        for path in html_files
-    )
+    directory_urls = _directory_urls(site_dir, html_files)
     sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
     warnings: list[str] = []
     settings = BuildSettings(options=options, output=OutputSettings(formats=tuple(formats)),
@@ -132,6 +129,32 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
     """Hand every documentation page of the site to the build; return those skipped, with
     why (`path: reason`)."""
     skipped: list[str] = []
+    for relative, page in _site_pages(site_dir, html_files, skipped, warnings,
+                                      selectors=selectors, docs_dir=docs_dir,
+                                      directory_urls=directory_urls, site_url=site_url,
+                                      exclude=exclude):
+        sources[page.input.source_path] = relative
+        builder.add_page(page.input, markdown_path=str(Path(relative).with_suffix(".md")),
+                         site_url=page.site_url)
+    return skipped
+
+
+def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
+               content_selector: str | None = None) -> list[PageInput]:
+    """The documentation pages of a built site as the engine gave them (for `Chunker`)."""
+    html_files = sorted(site_dir.rglob("*.html"))
+    directory_urls = _directory_urls(site_dir, html_files)
+    return [page.input for _, page in _site_pages(
+        site_dir, html_files, [], [], selectors=_selectors(content_selector), docs_dir=docs_dir,
+        directory_urls=directory_urls, site_url=None, exclude=())]
+
+
+def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
+                warnings: list[str], *, selectors: list[CSSSelector], docs_dir: Path | None,
+                directory_urls: bool, site_url: str | None, exclude: Sequence[str]
+                ) -> Iterator[tuple[str, _Page]]:
+    """Each documentation page of the site with its path; those skipped are noted in
+    `skipped` and those that cannot be read in `warnings`."""
     for path in html_files:
         relative = path.relative_to(site_dir).as_posix()
         reason = _skip_reason(relative) or pattern_exclusion([relative], exclude)
@@ -147,10 +170,14 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
         if isinstance(page, str):
             skipped.append(f"{relative}: {page}")
             continue
-        sources[page.input.source_path] = relative
-        builder.add_page(page.input, markdown_path=str(Path(relative).with_suffix(".md")),
-                         site_url=page.site_url)
-    return skipped
+        yield relative, page
+
+
+def _directory_urls(site_dir: Path, html_files: Sequence[Path]) -> bool:
+    """Whether the site's pages have directory urls (`guide/` rather than `guide.html`)."""
+    return not any(
+        path.name != "index.html" and not _skip_reason(path.relative_to(site_dir).as_posix())
+        for path in html_files)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -96,7 +96,8 @@ class MdChunkConfig(base.Config):
     docsearch (see `mdchunk.profiles`)."""
     workers = c.Optional(_Typed(int))
     """Worker processes that chunk pages while MkDocs renders the next ones; 0 chunks inline.
-    Default: 1 where a second core is free, else 0."""
+    Default: one, started once the site proves large enough to repay it, where a second core is
+    free."""
     cache = _Typed(bool, default=True)
     """Keep each chunked page in `cache_dir`: the next `mkdocs build` chunks only the pages whose
     HTML, title or metadata changed (all of them when an option, the mdchunk version, site_url

@@ -20,7 +20,7 @@ from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs import inspector
 from mdchunk.outputs.inspector import write_inspector
-from mdchunk.sites import chunk_site
+from mdchunk.sites import site_pages
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -261,8 +261,9 @@ def example_inspector(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, l
     example = tmp_path_factory.mktemp("inspector") / "example"
     shutil.copytree(EXAMPLE_SITE, example, ignore=shutil.ignore_patterns("site", "site-material"))
     site = build_mkdocs(example / "mkdocs.yml")
-    pages = list(chunk_site(site, docs_dir=example / "docs", output="inspect.jsonl",
-                            write_markdown=False).pages)
+    chunker = Chunker(ChunkOptions.validated({"max_tokens": 512}),
+                      site_url="https://example.com/docs/")  # (example-site's site_url)
+    pages = [chunker.chunk_page(page) for page in site_pages(site, docs_dir=example / "docs")]
     return write_inspector(site, pages, max_tokens=512), pages
 
 

@@ -183,7 +183,7 @@ def test_an_absolute_cache_dir_is_used_as_is(tmp_path: Path) -> None:
     config = _project(tmp_path / "project", cache_dir=str(folder))
     assert _build(config)[0] == 3
     assert len(list(folder.glob("?" * 64 + ".json"))) == 3
-    assert (folder / "manifest.json").is_file()
+    assert any((folder / "pages").glob("*.json"))
     assert not (tmp_path / "project" / ".cache").exists()
     assert _build(config)[0] == 0
 
@@ -243,12 +243,12 @@ def test_a_dirty_build_after_the_cache_folder_was_deleted_warns(tmp_path: Path) 
     assert "lacks 2 pages that MkDocs did not render: index.md, guide.md" in warning, warning
     assert f"not found in the page cache {tmp_path / '.cache' / 'mdchunk'}" in warning
     assert "(pages missing: none pruned)" in output
-    assert not (tmp_path / ".cache" / "mdchunk" / "manifest.json").exists()
-    # the next --dirty build renders nothing: every page is missing, and named
+    # the next --dirty build renders nothing: the page chunked by the last one is kept from
+    # the store (its source unchanged), the two missing pages are named again
     chunked, output = _build(config, "--dirty")
     [warning] = _warnings(output)
-    assert chunked == 0 and "lacks 3 pages" in warning, warning
-    assert not (tmp_path / "site" / "chunks.jsonl").read_bytes()
+    assert chunked == 0 and "lacks 2 pages" in warning, warning
+    assert [record["pageUrl"] for record in Index.load(tmp_path / "site").records] == ["faq/"]
     _build(config)  # a full build puts every page back, and the manifest
     assert _build(config, "--dirty")[0] == 0
     assert len(Index.load(tmp_path / "site").pages()) == 3
@@ -460,15 +460,15 @@ def test_the_build_process_keeps_only_the_counts_of_cached_pages(
     streamed = {name: (site / name).read_bytes() for name in names}
     config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
     build(config)
-    plugin = config.plugins["mdchunk"]
-    assert len(plugin.pages) == 3
-    assert all(page.stored and not page.records and not page.markdown
-               for page in plugin.pages.values())
+    pages = [page.output for page in config.plugins["mdchunk"].builder.pages.values()]
+    assert len(pages) == 3
+    assert all(page.stored and not page.records and not page.markdown for page in pages)
     (tmp_path / "mkdocs.yml").write_text((tmp_path / "mkdocs.yml").read_text().replace(
         "workers: 0", "workers: 0\n    cache: false"))
     config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
     build(config)
-    assert not any(page.stored for page in config.plugins["mdchunk"].pages.values())
+    # without the cache, the pages go through a store of the build's own all the same
+    assert all(page.output.stored for page in config.plugins["mdchunk"].builder.pages.values())
     assert streamed == {name: (site / name).read_bytes() for name in streamed}
     assert b"Streamed Guide" in streamed["chunks.jsonl"]
 
@@ -544,8 +544,10 @@ def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
     cache.put("k2", page)
     cache.write_manifest(site, listed)
     assert PageStore(tmp_path / "project" / ".cache", "settings").manifest(site) == listed
-    assert json.loads((tmp_path / "project" / ".cache" / "manifest.json").read_bytes())[
-        "site"] == "../site"
+    [pointer] = [json.loads(path.read_bytes())
+                 for path in (tmp_path / "project" / ".cache" / "pages").glob("*.json")
+                 if json.loads(path.read_bytes())["page"] == "p.md"]
+    assert pointer["site"] == "../site"
     assert cache.manifest(tmp_path / "project" / "other-site") == {}
     assert PageStore(tmp_path / "project" / ".cache", "other settings").manifest(site) == {}
     monkeypatch.setattr("mdchunk.build.store.__version__", "9.9.9")
@@ -553,20 +555,21 @@ def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
     monkeypatch.undo()
     assert cache.prune(set()) == 1  # k2; k1 is named by the manifest
     assert cache.get("k1") == page and cache.get("k2") is None
-    assert (tmp_path / "project" / ".cache" / "manifest.json").is_file()
     moved = tmp_path / "moved"
     shutil.move(tmp_path / "project", moved)  # a project moved whole keeps its manifest
     assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == listed
+    pointers = sorted((moved / ".cache" / "pages").glob("*.json"))
     for bad in (b"{", b"[]", json.dumps({"version": "x"}).encode()):
-        (moved / ".cache" / "manifest.json").write_bytes(bad)
+        for path in pointers:
+            path.write_bytes(bad)
         with caplog.at_level("DEBUG", logger="mdchunk.build.store"):
             assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
-    manifest = {"version": "", "settings": "settings", "site": "../site",
-                "pages": {"p.md": {"source": 1, "key": "k1", "markdown": None}}}
+    pointer = {"version": "", "settings": "settings", "site": "../site", "page": "p.md",
+               "listed": {"source": 1, "key": "k1", "markdown": None}}
     monkeypatch.setattr("mdchunk.build.store.__version__", "")
-    (moved / ".cache" / "manifest.json").write_text(json.dumps(manifest))
+    pointers[0].write_text(json.dumps(pointer))
     assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
-    assert "manifest.json cannot be used" in caplog.text
+    assert "cannot be used" in caplog.text
 
 
 def test_a_folder_that_turns_unwritable_disables_the_cache(

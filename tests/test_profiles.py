@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import json
@@ -21,6 +22,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
+from mdchunk.outputs import formats as output_module
 from mdchunk.outputs.formats import write_profiles
 from mdchunk.profiles import (
     PROFILES,
@@ -45,9 +47,9 @@ from mdchunk.profiles import (
     to_flat,
     to_semantic,
 )
-from mdchunk.outputs import formats as output_module
-from mdchunk.sites import chunk_site
+from mdchunk.sites import site_pages
 from tests.conftest import EXAMPLE_SITE, REPO
+from tests.invariants import Index
 from tests.test_packing import CONFIGS, EXTENSIONS
 
 SEED_SCHEMA = REPO.parent / "shared" / "seeds" / "003_ee18b213f4e8f998.txt"
@@ -90,9 +92,12 @@ def example_pages(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[
     config = load_config(config_file=str(target / "mkdocs.yml"))
     build(config)
     site = Path(config.site_dir)
-    pages = list(chunk_site(site, docs_dir=target / "docs", write_markdown=False).pages)
-    built = {page.source_path: page.chunks for page in config.plugins["mdchunk"].pages.values()}
-    assert {page.source_path: len(page.chunks) for page in pages} == built
+    chunker = Chunker(ChunkOptions.validated({"max_tokens": 512}),
+                      site_url=config.site_url or "")
+    pages = [chunker.chunk_page(page) for page in site_pages(site, docs_dir=target / "docs")]
+    built = collections.Counter(record["metadata"]["sourceFile"]
+                                for record in Index.load(site).records)
+    assert {page.source_path: len(page.chunks) for page in pages if page.chunks} == built
     assert sum(len(page.chunks) for page in pages) > 40
     return site, pages
 

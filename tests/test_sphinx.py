@@ -307,15 +307,15 @@ def test_debug_log_shows_the_time_per_stage(tmp_path: Path,
     source = make_project(tmp_path)
     out = tmp_path / "out"
     assert build_main(["-vv", "-b", "html", str(source), str(out)]) == 0
-    first = [line for line in capsys.readouterr().out.splitlines() if "documents chunked" in line]
+    first = [line for line in capsys.readouterr().out.splitlines() if "pages chunked" in line]
     assert len(first) == 1 and "(0 kept from the last build)" in first[0], first
     stages = first[0].split(" s: ", 1)[1]
-    for stage in ("parse", "convert", "pack", "count", "describe", "records", "write"):
+    for stage in ("parse", "convert", "pack", "count", "describe", "records"):
         assert f"{stage} " in stages, first
     (source / "other.rst").write_text("Other\n=====\n\nRewritten.\n", encoding="utf-8")
     assert build_main(["-vv", "-b", "html", str(source), str(out)]) == 0
     second = [line for line in capsys.readouterr().out.splitlines()
-              if "documents chunked" in line]
+              if "pages chunked" in line]
     # Only what Sphinx rewrote (the edited document, and those whose toctree shows its title).
-    chunked, kept = map(int, re.findall(r"(\d+) documents chunked \((\d+) kept", second[0])[0])
+    chunked, kept = map(int, re.findall(r"(\d+) pages chunked \w+ \((\d+) kept", second[0])[0])
     assert chunked + kept == 3 and kept >= 1, second
