@@ -9,7 +9,8 @@ A refactoring that must not change the output is checked by saving before and af
 
 The builds (every output format, the inspector, `SOURCE_DATE_EPOCH` fixed so timestamps agree):
 
-- the example MkDocs site, a first build and a cached rebuild, and a build chunking inline;
+- the example MkDocs site, a first build and a cached rebuild, a build chunking inline, and
+  builds with overlap in each mode;
 - the example Sphinx project, with `-j 1` and with `-j 2`;
 - the Node.js API docs as an MkDocs site (skipped where the corpus is absent);
 - `mdchunk site` over the built example and Node.js sites, and `mdchunk chunk` over the example
@@ -66,7 +67,7 @@ def _mkdocs_project(work: Path, source: Path, **plugin: object) -> Path:
                          if entry != "mdchunk" and not (isinstance(entry, dict)
                                                         and "mdchunk" in entry)]
     config["plugins"].append({"mdchunk": {"max_tokens": 512, "formats": FORMATS,
-                                          "inspector": True, **plugin}})
+                                          "inspector": True} | plugin})
     config_file.write_text(yaml.safe_dump(config), encoding="utf-8")
     return config_file
 
@@ -101,6 +102,11 @@ def save(out: Path) -> None:
         inline = _mkdocs_project(work / "inline", ROOT / "example-site/mkdocs/mkdocs.yml",
                                  workers=0, cache=False)
         _mkdocs("mkdocs-example-inline", inline, out)
+        for mode in ("text", "metadata"):
+            overlap = _mkdocs_project(work / f"overlap-{mode}",
+                                      ROOT / "example-site/mkdocs/mkdocs.yml",
+                                      overlap_tokens=48, overlap_mode=mode, max_tokens=256)
+            _mkdocs(f"mkdocs-example-overlap-{mode}", overlap, out)
         _post_build("site-example", site, example.parent / "docs", out)
         _run(_bin("mdchunk"), "chunk", example.parent / "docs", "-o", work / "chunked",
              "--max-tokens", "512", *[f"-f{name}" for name in FORMATS])

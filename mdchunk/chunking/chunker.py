@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from mdchunk.chunk import PageChunks
-from mdchunk.chunking.describe import WORD_START, ChunkBuilder, DescribeSettings
-from mdchunk.chunking.packing import Packer, Piece, first_true
+from mdchunk.chunking.describe import ChunkBuilder, DescribeSettings
+from mdchunk.chunking.overlap import text_overlap_starts
+from mdchunk.chunking.packing import Packer
 from mdchunk.chunking.tree import Section, build_tree
-from mdchunk.model import PageInput, ParsedPage
+from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.timing import StageTimer
 from mdchunk.tokens import TokenCounter, token_counter
@@ -57,7 +58,7 @@ class Chunker:
         timer = self.timer
         before = timer.snapshot()
         # Imported with the first page chunked: a process that only hands pages to workers and
-        # writes their records (MkDocs with `workers`) never loads lxml, 6 MiB of its memory.
+        # writes their records never loads lxml.
         from mdchunk.chunking.html import convert_tree, parse_tree
 
         with timer.stage("parse"):
@@ -69,7 +70,10 @@ class Chunker:
             root = build_tree(parsed)
             packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks)
             pieces = packer.pack(root)
-            spans = self._overlapped_spans(parsed, pieces)
+            spans = [piece.start for piece in pieces]
+            if self.options.overlap_mode == "text" and self.options.overlap_tokens:
+                spans = text_overlap_starts(parsed, pieces, self.count,
+                                            self.options.overlap_tokens)
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
         with timer.stage("describe"):
             settings = DescribeSettings(self.options, self.count, self.site_url,
@@ -91,41 +95,6 @@ class Chunker:
             warnings=warnings,
             timings=timer.since(before),
         )
-
-    def _overlapped_spans(self, parsed: ParsedPage, pieces: Sequence[Piece]) -> list[int]:
-        """Start offset of each chunk's text: the piece start, or earlier with text overlap."""
-        starts = [piece.start for piece in pieces]
-        if self.options.overlap_mode != "text" or not self.options.overlap_tokens:
-            return starts
-        atomic = [(b.start, b.end) for b in parsed.walk() if b.atomic]
-        text = parsed.markdown
-        for index in range(1, len(pieces)):
-            previous, piece = pieces[index - 1], pieces[index]
-            if previous.section is not piece.section or piece.oversize_reason:
-                continue
-            candidates = [
-                match.start()
-                for match in WORD_START.finditer(text, previous.start, previous.end)
-                if not any(start < match.start() < end for start, end in atomic)
-            ]
-            start = self._first_fitting(text, candidates, previous.end, piece.end, piece.size)
-            if start is not None:
-                starts[index] = start
-        return starts
-
-    def _first_fitting(self, text: str, candidates: list[int], tail_end: int, end: int,
-                       size: int) -> int | None:
-        """The earliest candidate whose tail fits overlap_tokens and whose chunk fits `size`.
-
-        Both counts only shrink as the start moves right, so a binary search finds it.
-        """
-
-        def fits(start: int) -> bool:
-            return self.count(text[start:tail_end]) <= self.options.overlap_tokens and (
-                self.count(text[start:end]) <= size
-            )
-
-        return first_true(candidates, fits)
 
 
 def _plain(value: Any) -> Any:

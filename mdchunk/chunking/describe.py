@@ -11,14 +11,12 @@ from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.chunk import Chunk, Features, Flags
-from mdchunk.chunking.packing import Piece, first_true, last_true
+from mdchunk.chunking.overlap import head, tail
+from mdchunk.chunking.packing import Piece
 from mdchunk.model import Block, PageInput, ParsedPage
 from mdchunk.options import ChunkOptions
 from mdchunk.tokens import TokenCounter
 
-#: Where a word starts: the places an overlap may begin.
-WORD_START = re.compile(r"(?<=\s)\S")
-_WORD_END = re.compile(r"\S(?=\s)")
 _ORDERED_MARKER = re.compile(r"\d+\. ")
 _CELL_BORDER = re.compile(r"(?<!\\)\|")
 
@@ -87,9 +85,11 @@ class ChunkBuilder:
         metadata_overlap = self.options.overlap_mode == "metadata" and overlap > 0
         previous_content = next_content = None
         if metadata_overlap and number > 0:
-            previous_content = self._tail(pieces[number - 1], overlap)
+            previous = pieces[number - 1]
+            previous_content = tail(self.text[previous.start:previous.end], self.count, overlap)
         if metadata_overlap and number + 1 < total:
-            next_content = self._head(pieces[number + 1], overlap)
+            following = pieces[number + 1]
+            next_content = head(self.text[following.start:following.end], self.count, overlap)
         # The top-level blocks that start inside the chunk, and those that enclose its start.
         first = bisect.bisect_left(self.block_starts, start)
         inside = self.blocks[first : bisect.bisect_left(self.block_starts, end, first)]
@@ -153,8 +153,7 @@ class ChunkBuilder:
         `index` (the last one that starts before `start`), then the blocks inside it.
 
         Siblings are ordered and disjoint, so only the last child that starts before `start`
-        may enclose it: a bisection finds it (with one call where the chunk asked two, the
-        Node.js docs take 0.001 s instead of 0.005 s scanning long lists' items)."""
+        may enclose it: a bisection finds it, where a scan would walk long lists' items."""
         enclosing: list[Block] = []
         holder = self.blocks[index] if index >= 0 else None
         while holder is not None and start < holder.end:
@@ -166,8 +165,7 @@ class ChunkBuilder:
 
     def _line(self, offset: int) -> int:
         """1-based line of `offset` in the page Markdown, counted on from the last one asked
-        (chunks come in order), rather than bisected in a list of every line end: with
-        `_Flattened`, the builders of the Node.js docs take 0.011 s instead of 0.027 s."""
+        (chunks come in order)."""
         cursor, line = self.line_cursor
         if offset >= cursor:
             line += self.text.count("\n", cursor, offset)
@@ -198,7 +196,7 @@ class ChunkBuilder:
         """What the chunk `[start, end)` holds: the blocks that start inside it and those that
         `enclosing` gives; `headings` are the top-level ones that start inside it."""
         # Kinds are counted in a slice of `all_kinds`; only the blocks that need more than
-        # their kind (`detailed`) are visited one by one (Node.js docs: 0.033 s -> 0.026 s).
+        # their kind (`detailed`) are visited one by one.
         first = bisect.bisect_left(self.all_starts, start)
         last = bisect.bisect_left(self.all_starts, end, first)
         kinds = [block.kind for block in enclosing] + self.all_kinds[first:last]
@@ -247,37 +245,20 @@ class ChunkBuilder:
             tables_with_header=with_header,
         )
 
-    def _tail(self, piece: Piece, budget: int) -> str:
-        """The longest tail of a piece, starting at a word, within `budget` tokens."""
-        text = self.text[piece.start : piece.end]
-        starts = [match.start() for match in WORD_START.finditer(text)]
-        start = first_true(starts, lambda at: self.count(text[at:]) <= budget)
-        return "" if start is None else text[start:]
-
-    def _head(self, piece: Piece, budget: int) -> str:
-        """The longest head of a piece, ending at a word, within `budget` tokens."""
-        text = self.text[piece.start : piece.end]
-        ends = [match.end() for match in _WORD_END.finditer(text)] + [len(text)]
-        end = last_true(ends, lambda at: self.count(text[:at]) <= budget)
-        return "" if end is None else text[:end]
-
 
 #: Kinds of the blocks `_ChunkBuilder._features` looks at one by one (besides any with a
 #: language or inline math).
 _DETAILED = frozenset({"list", "item", "code", "table"})
 _KIND = operator.attrgetter("kind")
 _START = operator.attrgetter("start")
-#: `Flags`, one object for each set of values: they are frozen, nearly every chunk has the same
-#: ones, and a frozen dataclass's `__init__` is slow (0.83 us; a cached one 0.30 us).
 class _Flattened:
     """Every block of a page in document order (`ParsedPage.walk`), with its start and kind;
     the indexes of the blocks that `_features` looks at one by one (`detailed`: most count by
     their kind alone); the ids of the lists that sit inside another list; those of the list
     items that hold more than their text (a sublist, code, a table, further paragraphs).
 
-    One walk for all of them (see `ChunkBuilder._line`): each block's fields are read once
-    (the Node.js docs' 35,000 blocks). The stack holds the levels being walked, each as an
-    iterator, rather than one entry per block (0.014 s -> 0.006 s)."""
+    One walk for all of them, with its own stack (a page's nesting may be deep): each block's
+    fields are read once."""
 
     def __init__(self, top: Sequence[Block]) -> None:
         self.blocks: list[Block] = []

@@ -97,7 +97,7 @@ class Packer:
 
     def tokens(self, start: int, end: int) -> int:
         """Exact number of tokens of `text[start:end]`."""
-        if start >= end:  # (no empty text through the counter: 4,400 calls in the Node.js docs)
+        if start >= end:  # (an empty text has no tokens: no call to the counter)
             return 0
         run = self.runs.tokens(start, end)
         return self.count(self.text[start:end]) if run is None else run

@@ -1,22 +1,20 @@
-"""What an engine keeps of a chunked page: its records in every selected format, ready to write.
+"""What a build keeps of a chunked page: its records in every selected format, ready to write.
 
 The records are made where the page was chunked (a worker process, a Sphinx worker), and those
-of the JSON Lines and JSON formats arrive encoded: the process that writes the index only joins
-them. In a Node.js-docs build (64 pages, 3,280 chunks) that moves about 0.25 s of record
-building and JSON encoding off the process that renders the site.
+of the JSON Lines and JSON formats are encoded there, once: the process that writes the index
+only joins them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mdchunk.chunking import PageChunks
-from mdchunk.outputs.formats import encoded_page_records, write_records
+from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
-from mdchunk.profiles import Record, check_formats
 from mdchunk.timing import StageTimer
 
 
@@ -52,23 +50,14 @@ class PageOutput:
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
     """Seconds per stage spent on the page (see `mdchunk.timing`)."""
     stored: bool = False
-    """True when `markdown`, `records` and `inspector` are not held here (left empty) but on disk
-    (the page's entry of a page cache, `mdchunk.build.store`; a Sphinx shard), read back when
-    the index is written."""
+    """True when `markdown`, `records` and `inspector` are not held here (left empty) but in the
+    page's entry of the page store (`mdchunk.build.store`), read back when the index is
+    written."""
 
     def without_content(self) -> PageOutput:
         """This page as a build holds it once its content is on disk: its counts, warnings and
         timings, not its Markdown, records or inspector data."""
         return dataclasses.replace(self, markdown="", records={}, inspector=None, stored=True)
-
-    def as_json(self) -> dict[str, Any]:
-        """Plain JSON values (a Sphinx shard); `from_json` restores the object."""
-        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PageOutput:
-        """The object `as_json` gave `data` of."""
-        return cls(**{**data, "warnings": tuple(data["warnings"])})
 
 
 def page_output(result: PageChunks, settings: OutputSettings,
@@ -93,32 +82,6 @@ def page_output(result: PageChunks, settings: OutputSettings,
         inspector=inspector,
         timings=timings,
     )
-
-
-PageContent = Callable[[PageOutput], PageOutput]
-"""Gives the whole page (Markdown, records, inspector data) of a `stored` one."""
-
-
-def write_outputs(site_dir: Path, pages: Sequence[PageOutput], formats: Sequence[str], *,
-                  output: str = "chunks.jsonl", content: PageContent | None = None,
-                  ) -> dict[str, Path]:
-    """Write the records of `pages` (in their order) for each format, each file atomically.
-
-    The records of a `stored` page are read through `content` while its format's file is
-    written, one page at a time: the process writing the index never holds all of them (13 MB
-    of records for the Node.js docs, 64 pages; ten times that for a site ten times larger).
-    """
-
-    def records_of(name: str) -> Iterator[Record]:
-        for page in pages:
-            if page.stored:
-                if content is None:
-                    raise ValueError(f"{page.source_path}: its records are not held in memory")
-                page = content(page)  # noqa: PLW2901 - the same page, with its records
-            yield from page.records[name]
-
-    merged = {name: records_of(name) for name in check_formats(formats)}
-    return write_records(site_dir, merged, output=output, encoded=True)
 
 
 def index_summary(pages: Sequence[PageOutput], written: Mapping[str, Path]) -> str:
