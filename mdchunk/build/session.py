@@ -1,0 +1,489 @@
+"""One build: the object an engine talks to while a site builds.
+
+`IndexBuilder` has three verbs: `add_page` (a page the engine rendered), `keep_page` (a page the
+engine did not render again, taken from the page store), and `finish` (write every requested
+output, atomically, and say what was written). It owns everything a build needs beyond chunking
+one page: page keys, the page store, the worker processes and the warnings. The MkDocs plugin,
+the Sphinx extension, `mdchunk site` and `mdchunk chunk` all drive it the same way, so they
+write the same files.
+
+A page goes through the store whatever the engine: chunked here or in a worker, its records are
+encoded once and kept in its entry, and `finish` reads them back one page at a time. Under
+`mkdocs serve` one builder lives across rebuilds; `finish` leaves it ready for the next build.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from mdchunk._version import __version__
+from mdchunk.build.store import Listed, PageStore
+from mdchunk.build.workers import WorkerPool, WorkerSettings, available_cores
+from mdchunk.chunking import Chunker, PageInput, build_time
+from mdchunk.errors import MdChunkError
+from mdchunk.options import ChunkOptions
+from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.inspector import write_inspector
+from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
+from mdchunk.outputs.writers import write_text
+from mdchunk.profiles import Record, check_formats
+from mdchunk.timing import StageTimer, add_timings, describe_timings
+from mdchunk.tokens import counter_name, token_counter
+
+Report = Callable[[str, str], None]
+"""Receives a warning about one page: its source path, then the message (the engine logs it)."""
+
+WORKER_AFTER_BYTES = 2_000_000
+"""Rendered HTML chunked in the build's own process before a worker process is started, when
+the number of workers is left to mdchunk: starting one costs more than a small site's chunking
+(`benchmarks/RESULTS.md`)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BuildSettings:
+    """What a build asks of mdchunk: the chunking options and what to write."""
+
+    options: ChunkOptions = dataclasses.field(default_factory=ChunkOptions)
+    output: OutputSettings = dataclasses.field(default_factory=OutputSettings)
+    """The formats, the site's language and whether to keep the inspector's data."""
+    index: str = "chunks.jsonl"
+    """Where the native index is written, relative to the site folder."""
+    site_url: str = ""
+    """The site's public url ("" when it has none)."""
+    write_markdown: bool = True
+    """Write each page's Markdown beside its HTML."""
+    workers: int | None = None
+    """Worker processes that chunk pages; 0 chunks in the build's own process; None lets mdchunk
+    start one where a second core is free and the site proves large enough to repay it."""
+    tokenizer: str | None = None
+    """The token counter a user named (else `MDCHUNK_TOKENIZER`, else the default)."""
+
+    def fingerprint(self) -> str:
+        """Everything besides the page that its records depend on: two builds with the same
+        fingerprint give the same records for the same page."""
+        return json.dumps(
+            [__version__, self.options.as_dict(), self.site_url,
+             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.output)],
+            sort_keys=True)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BuildSummary:
+    """What a finished build wrote, for the engine's log."""
+
+    pages: tuple[PageOutput, ...]
+    """The pages in the index (counts and warnings only), in the index's order."""
+    written: Mapping[str, Path]
+    """The file written for each format."""
+    inspector: Path | None
+    """The chunk inspector's page, when it was asked for."""
+    lacking: tuple[str, ...]
+    """Pages of the site that are neither rendered nor found in the store."""
+
+    def describe(self) -> str:
+        """`64 pages, 3283 chunks (27 oversize, 3 small) written to ...`."""
+        return index_summary(self.pages, self.written)
+
+
+@dataclasses.dataclass
+class _Page:
+    """A page of the index, as this process holds it: its counts, and where the rest is."""
+
+    output: PageOutput
+    key: str
+    markdown_path: str
+    fingerprint: str | None
+    kept: bool = False
+    """Taken from the store without being rendered in this build (`keep_page`)."""
+
+
+@dataclasses.dataclass
+class _Pending:
+    future: Future[PageOutput]
+    key: str
+    markdown_path: str
+    fingerprint: str | None
+
+
+@dataclasses.dataclass
+class _ThisBuild:
+    """What the builder notes of the build under way (reset by `finish`)."""
+
+    seen: set[str] = dataclasses.field(default_factory=set)
+    fresh: list[str] = dataclasses.field(default_factory=list)
+    from_store: int = 0
+    written: int = 0
+    lacking: list[str] = dataclasses.field(default_factory=list)
+    pending: dict[str, _Pending] = dataclasses.field(default_factory=dict)
+    inline_bytes: int = 0
+
+
+class IndexBuilder:
+    """The build session of one site: add pages, keep pages, finish.
+
+    Arguments:
+        settings: The options and outputs of the build.
+        site_dir: The built site's folder, where the outputs are written.
+        store: The page store's folder (kept across builds); None for a store of this object's
+            own that is removed by `close`.
+        report: Receives each warning about a page (default: this module's logger).
+        log: Where the builder's own messages go (the engine's logger).
+    """
+
+    def __init__(self, settings: BuildSettings, *, site_dir: Path, store: Path | None = None,
+                 report: Report | None = None, log: logging.Logger | logging.LoggerAdapter[Any]
+                 | None = None) -> None:
+        self.settings = settings
+        self.site_dir = site_dir
+        self.log = log or logging.getLogger(__name__)
+        self.report = report or (lambda source, message: self.log.warning("%s: %s", source,
+                                                                          message))
+        check_formats(settings.output.formats)
+        self._temporary = None if store is not None else tempfile.TemporaryDirectory(
+            prefix="mdchunk-store-")
+        self.kept_store = store
+        """The store's folder when it is kept across builds (None: this object's own)."""
+        folder = store if store is not None else Path(self._temporary.name)  # type: ignore[union-attr]
+        self.store = PageStore(folder, settings.fingerprint(), log=self.log)
+        self.processed_at = build_time()
+        self.pages: dict[str, _Page] = {}
+        self.excluded: set[str] = set()
+        self.build = _ThisBuild()
+        self._chunker: Chunker | None = None
+        self._pool: WorkerPool | None = None
+        self._pointers: dict[str, Listed] | None = None
+
+    # -- the three verbs ------------------------------------------------------------------------
+
+    def add_page(self, page: PageInput, *, markdown_path: str, fingerprint: str | None = None,
+                 site_url: str | None = None) -> None:
+        """Take a page the engine rendered: chunk it (here or in a worker) unless the store holds
+        it already.
+
+        Arguments:
+            page: The rendered page.
+            markdown_path: Where its Markdown is written, relative to the site folder.
+            fingerprint: A fingerprint of its source file (see `keep_page`).
+            site_url: The site url of this page, where it is not the build's (post-build
+                chunking reads it from each page).
+        """
+        source = page.source_path
+        self.build.seen.add(source)
+        self.excluded.discard(source)
+        url = self.settings.site_url if site_url is None else site_url
+        key = _page_key(page, url)
+        found = self.store.summary(key)
+        if found is not None:
+            self.build.from_store += 1
+            self._keep(source, _Page(found, key, markdown_path, fingerprint))
+        elif self._in_workers(page):
+            assert self._pool is not None
+            self.build.pending[source] = _Pending(self._pool.submit(page, key, url), key,
+                                                  markdown_path, fingerprint)
+        else:
+            self._chunk_here(page, url, _Page(_EMPTY, key, markdown_path, fingerprint))
+
+    def exclude_page(self, source: str, *, by_metadata: bool,
+                     fingerprint: str | None = None) -> None:
+        """Leave a rendered page out of the index. Left out by its own metadata, it stays out
+        when a later build keeps it without rendering it."""
+        self.build.seen.add(source)
+        self.pages.pop(source, None)
+        self.build.pending.pop(source, None)
+        if by_metadata:
+            self.excluded.add(source)
+            self._point(source, Listed(fingerprint, None))
+
+    def keep_page(self, source: str, *, fingerprint: str | None = None,
+                  markdown_path: str | None = None, report: bool = True) -> bool:
+        """Keep a page the engine did not render in this build, from the store: the one a
+        pointer names for it, unless `fingerprint` (its source's) or `markdown_path` differ
+        from the pointer's. Returns whether the page is accounted for (kept, or left out by its
+        metadata); a page that is not is named among `BuildSummary.lacking`.
+
+        `report`: report the page's warnings again (not where the engine reported them while
+        it rendered the page in another process: Sphinx's parallel writers)."""
+        self.build.seen.add(source)
+        held = self.pages.get(source)
+        if held is not None and self.store.holds(held.key):
+            return True  # kept from the last build of this object (`mkdocs serve`)
+        if source in self.excluded:
+            return True
+        listed = self.store.pointer(self.site_dir, source)  # (a parallel writer's, maybe)
+        if listed is not None and listed.source == fingerprint:
+            if listed.key is None:
+                self.excluded.add(source)
+                return True
+            found = self.store.summary(listed.key)
+            if found is not None and listed.markdown is not None and (
+                    markdown_path in (None, listed.markdown)):
+                self.build.from_store += 1
+                self._keep(source, _Page(found, listed.key, listed.markdown, fingerprint,
+                                         kept=True), report=report)
+                return True
+        self.pages.pop(source, None)
+        self.build.lacking.append(source)
+        return False
+
+    def finish(self, order: Sequence[str]) -> BuildSummary:
+        """Write the index and every requested output into the site folder, each file atomically;
+        `order` lists the site's pages (source paths) in the order of the index.
+
+        When every page of `order` is accounted for, the store forgets the pages and entries no
+        longer in the site. The builder is then ready for another build of the same site.
+
+        Raises:
+            MdChunkError: when the tokenizer cannot be loaded, an output cannot be written or a
+                stored page cannot be read (naming it).
+        """
+        waited = time.perf_counter()
+        self._collect()
+        waited = time.perf_counter() - waited
+        build = self.build
+        for source in [source for source in self.pages if source not in order]:
+            del self.pages[source]  # removed from the site
+        sources = [source for source in order if source in self.pages]
+        writing = StageTimer()
+        with writing.stage("write"):
+            written = self._write_outputs(sources)
+            inspector = self._write_inspector(sources)
+        pages = tuple(self.pages[source].output for source in sources)
+        self._log_timings(waited, writing.seconds)
+        began = time.perf_counter()
+        removed = 0 if build.lacking else self._forget_the_rest(order)
+        self.log.debug("page cache %s: %d pages read; %d written, %d unused removed%s in %.3f s",
+                       self.store.folder, build.from_store, build.written, removed,
+                       " (pages missing: none pruned)" if build.lacking else "",
+                       time.perf_counter() - began)
+        summary = BuildSummary(pages, written, inspector, tuple(build.lacking))
+        self.build = _ThisBuild()
+        return summary
+
+    def abandon(self) -> None:
+        """Drop what the build under way was doing (the engine's build failed)."""
+        self.build = _ThisBuild()
+
+    def stop_workers(self) -> None:
+        """Stop the worker processes (a later page starts them again when it needs them)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def close(self) -> None:
+        """Stop the workers and remove a store of this object's own."""
+        self.stop_workers()
+        if self._temporary is not None:
+            self._temporary.cleanup()
+            self._temporary = None
+
+    def has_seen(self, source: str) -> bool:
+        """Whether the page `source` was added, left out or kept in the build under way."""
+        return source in self.build.seen
+
+    @property
+    def counter(self) -> str | None:
+        """The name of the token counter that counted the pages chunked so far (None before
+        any was)."""
+        if self._pool is not None and self._pool.counter is not None:
+            return self._pool.counter
+        if self._chunker is None:
+            return None
+        return counter_name(self.settings.options.encoding, tokenizer=self.settings.tokenizer)
+
+    # -- chunking ------------------------------------------------------------------------------
+
+    def _in_workers(self, page: PageInput) -> bool:
+        """Whether `page` goes to a worker process, starting them when the time has come."""
+        if self._pool is not None:
+            return True
+        workers = self.settings.workers
+        if workers is None:
+            self.build.inline_bytes += len(page.html)
+            if available_cores() < 2 or self.build.inline_bytes <= WORKER_AFTER_BYTES:
+                return False
+            workers = 1
+        if workers == 0:
+            return False
+        self._pool = WorkerPool(WorkerSettings(
+            self.settings.options, self.processed_at, self.settings.output, self.store.folder,
+            self.store.settings, self.settings.tokenizer), workers=workers)
+        return True
+
+    def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
+        chunker = self._inline_chunker()
+        chunker.site_url = site_url
+        try:
+            output = page_output(chunker.chunk_page(page), self.settings.output, chunker.timer)
+        except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
+            self._cannot_chunk(page.source_path, error)
+            return
+        self.build.fresh.append(page.source_path)
+        self._keep(page.source_path, dataclasses.replace(held, output=self._stored(held.key,
+                                                                                   output)))
+
+    def _inline_chunker(self) -> Chunker:
+        if self._chunker is None:
+            options = self.settings.options
+            self._chunker = Chunker(options, processed_at=self.processed_at, counter=token_counter(
+                options.encoding, tokenizer=self.settings.tokenizer))
+        return self._chunker
+
+    def _stored(self, key: str, output: PageOutput) -> PageOutput:
+        """`output` as this process holds it: its counts once the store keeps the rest."""
+        if not output.stored and not self.store.known(key):
+            self.store.put(key, output)
+            self.build.written += self.store.known(key)
+        return output.without_content() if self.store.known(key) else output
+
+    def _collect(self) -> None:
+        """Wait for the pages chunked in the workers (in the order they were added)."""
+        pending, self.build.pending = self.build.pending, {}
+        if pending and self._pool is not None:
+            self._pool.ready.result()  # raises TokenizerError, with its fix, when it cannot load
+        for source, waiting in pending.items():
+            try:
+                output = waiting.future.result()
+            except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
+                self._cannot_chunk(source, error)
+                continue
+            if output.stored:
+                self.store.adopt(waiting.key)
+                self.build.written += 1
+            self.build.fresh.append(source)
+            self._keep(source, _Page(self._stored(waiting.key, output), waiting.key,
+                                     waiting.markdown_path, waiting.fingerprint))
+
+    def _cannot_chunk(self, source: str, error: Exception) -> None:
+        self.report(source, f"cannot be chunked, left out of the index: {error}")
+        self.pages.pop(source, None)
+
+    def _keep(self, source: str, page: _Page, *, report: bool = True) -> None:
+        """Keep `page` in the index, write its Markdown and point the store at it; report its
+        warnings (every build, so that a strict build sees them every time)."""
+        if report:
+            for warning in page.output.warnings:
+                self.report(source, warning)
+        self.pages[source] = page
+        if self.settings.write_markdown:
+            self._write_markdown(source)
+        self._point(source, Listed(page.fingerprint, page.key, page.markdown_path))
+
+    def _point(self, source: str, listed: Listed) -> None:
+        pointers = self._pointed()
+        if pointers.get(source) != listed:
+            self.store.point(self.site_dir, source, listed)
+            pointers[source] = listed
+
+    def _pointed(self) -> dict[str, Listed]:
+        """The store's pointers for this site (read once, then kept up to date here)."""
+        if self._pointers is None:
+            self._pointers = self.store.manifest(self.site_dir)
+        return self._pointers
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def _write_markdown(self, source: str) -> None:
+        """Write the page's Markdown beside its HTML; a page kept without being rendered keeps
+        its file when it is there (the build that rendered it wrote it)."""
+        page = self.pages[source]
+        path = self.site_dir / page.markdown_path
+        if not page.kept or not path.is_file():
+            write_text(path, self._markdown(source), durable=False)
+
+    def _write_outputs(self, sources: Sequence[str]) -> dict[str, Path]:
+        formats = check_formats(self.settings.output.formats)
+
+        def records_of(name: str) -> Iterator[Record]:
+            for source in sources:
+                yield from self._content(source).records[name]
+
+        index = self.site_dir / self.settings.index
+        try:
+            return write_records(self.site_dir, {name: records_of(name) for name in formats},
+                                 output=self.settings.index, encoded=True)
+        except OSError as error:
+            raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
+
+    def _write_inspector(self, sources: Sequence[str]) -> Path | None:
+        if not self.settings.output.inspector:
+            return None
+        inspected = (self._content(source).inspector for source in sources)
+        return write_inspector(self.site_dir, [data for data in inspected if data],
+                               max_tokens=self.settings.options.max_tokens)
+
+    def _content(self, source: str) -> PageOutput:
+        """The whole page (Markdown, records, inspector data), read from its entry when this
+        process holds only its counts."""
+        page = self.pages[source]
+        if not page.output.stored:
+            return page.output
+        return self._read(source, self.store.read)
+
+    def _markdown(self, source: str) -> str:
+        page = self.pages[source]
+        if not page.output.stored:
+            return page.output.markdown
+        return self._read(source, self.store.markdown)
+
+    def _read(self, source: str, read: Callable[[str], Any]) -> Any:
+        key = self.pages[source].key
+        try:
+            return read(key)
+        except (OSError, ValueError) as error:
+            raise MdChunkError(
+                f"cannot write the chunk index: the page cache entry of {source} "
+                f"({self.store.path(key)}) cannot be read: {error}; build again") from error
+
+    def _forget_the_rest(self, order: Sequence[str]) -> int:
+        """With every page of the site accounted for: point the store at exactly these pages
+        and remove the entries no page uses; return how many were removed."""
+        listed = {source: Listed(page.fingerprint, page.key, page.markdown_path)
+                  for source, page in self.pages.items()}
+        listed.update({source: Listed(self._pointed().get(source, Listed(None, None)).source,
+                                      None) for source in self.excluded if source in order})
+        self.store.write_manifest(self.site_dir, listed)
+        self._pointers = dict(listed)
+        return self.store.prune({page.key for page in self.pages.values()})
+
+    def _log_timings(self, waited: float, writing: Mapping[str, float]) -> None:
+        """At debug level: the time per stage of the pages chunked in this build, the slowest
+        pages, and how long the build waited for the workers at its end."""
+        if not self.log.isEnabledFor(logging.DEBUG):
+            return
+        fresh = [self.pages[source].output for source in self.build.fresh
+                 if source in self.pages]
+        where = "in the worker process" if self._pool is not None else "inline"
+        counted = f"; counted by {self.counter}" if fresh and self.counter else ""
+        self.log.debug("%d pages chunked %s (%d kept from the last build) in %s%s",
+                       len(fresh), where, len(self.pages) - len(fresh),
+                       describe_timings(add_timings(page.timings for page in fresh)), counted)
+        slowest = sorted(fresh, key=lambda page: -sum(page.timings.values()))[:3]
+        if slowest:
+            self.log.debug("slowest pages: %s", ", ".join(
+                f"{page.source_path} {sum(page.timings.values()):.3f} s" for page in slowest))
+        self.log.debug("waited %.3f s for the workers after the last page; wrote the index in "
+                       "%s", waited, describe_timings(writing))
+
+
+_EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,
+                    small=0, warnings=(), inspector=None)
+
+
+def _page_key(page: PageInput, site_url: str) -> str:
+    """A hash of everything a page's chunks depend on, besides the build's settings."""
+    facts = json.dumps([page.source_path, page.url, page.title, page.meta, site_url],
+                       sort_keys=True, default=str)
+    digest = hashlib.sha256(facts.encode("utf-8", "surrogatepass"))
+    digest.update(page.html.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
