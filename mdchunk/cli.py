@@ -62,7 +62,7 @@ _CHUNKING_FLAGS = (
 
 def jobs_flags(command: Any) -> Any:
     """Add `-j/--jobs` and `--tokenizer` (shared by `chunk` and `site`)."""
-    from mdchunk.build.workers import available_cores
+    from mdchunk.session.workers import available_cores
     from mdchunk.tokens import COUNTERS
 
     command = click.option(
@@ -203,9 +203,9 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapping[str, Any],
                out: Path, *, progress: bool, jobs: int, tokenizer: str | None) -> None:
-    from mdchunk.build.session import BuildSettings, IndexBuilder
     from mdchunk.exclusion import metadata_exclusion
     from mdchunk.outputs.pages import OutputSettings
+    from mdchunk.session.builder import BuildSettings, IndexBuilder
     from mdchunk.sources import markdown_target
 
     settings = BuildSettings(

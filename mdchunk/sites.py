@@ -21,12 +21,12 @@ import lxml.html
 from cssselect import ExpressionError, SelectorError
 from lxml.cssselect import CSSSelector
 
-from mdchunk.build.session import BuildSettings, IndexBuilder
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import OutputSettings, PageOutput
+from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.sources import split_front_matter
 
 log = logging.getLogger(__name__)

@@ -22,12 +22,12 @@ from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from mdchunk.build.session import BuildSettings, IndexBuilder
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, TokenizerError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
+from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.tokens import tokenizer_choice
 from mkdocs_mdchunk.config import MdChunkConfig
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
-from mdchunk.build.session import BuildSettings, IndexBuilder
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
+from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.tokens import tokenizer_choice
 from sphinx_mdchunk._config import chunk_options
 

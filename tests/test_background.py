@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from mdchunk.build import session
-from mdchunk.build.session import BuildSettings, IndexBuilder
-from mdchunk.build.workers import WorkerPool, WorkerSettings
 from mdchunk.chunking import PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import OutputSettings
+from mdchunk.session import builder as session
+from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.workers import WorkerPool, WorkerSettings
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
 

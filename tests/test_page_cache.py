@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from mdchunk.build.store import Listed, PageStore
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
+from mdchunk.session.store import Listed, PageStore
 from tests.conftest import SiteBuilder
 from tests.invariants import Index
 
@@ -380,7 +380,7 @@ def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixtu
     assert isinstance(restored.records["native"][0], str)  # JSON text, written as it is
     assert restored.records["files"] == first.records["files"]
     assert PageStore(tmp_path / "cache", "other settings").get("k1") is None
-    monkeypatch.setattr("mdchunk.build.store.__version__", "9.9.9")
+    monkeypatch.setattr("mdchunk.session.store.__version__", "9.9.9")
     assert again.get("k1") is None  # another version's file name
     monkeypatch.undo()
     (tmp_path / "cache" / "notes.json").write_text("{}")  # not named as an entry: kept
@@ -395,7 +395,7 @@ def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixtu
         [json.dumps({**json.loads(header), "version": "0.0.1"}).encode(), *rest]))
     assert again.get("k1") is None  # another version's entry under this name
     again.path("k1").write_bytes(b"\x00\xff not json")
-    with caplog.at_level("DEBUG", logger="mdchunk.build.store"):
+    with caplog.at_level("DEBUG", logger="mdchunk.session.store"):
         assert again.get("k1") is None
     assert again.path("k1").name in caplog.text
 
@@ -550,7 +550,7 @@ def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
     assert pointer["site"] == "../site"
     assert cache.manifest(tmp_path / "project" / "other-site") == {}
     assert PageStore(tmp_path / "project" / ".cache", "other settings").manifest(site) == {}
-    monkeypatch.setattr("mdchunk.build.store.__version__", "9.9.9")
+    monkeypatch.setattr("mdchunk.session.store.__version__", "9.9.9")
     assert cache.manifest(site) == {}
     monkeypatch.undo()
     assert cache.prune(set()) == 1  # k2; k1 is named by the manifest
@@ -562,11 +562,11 @@ def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
     for bad in (b"{", b"[]", json.dumps({"version": "x"}).encode()):
         for path in pointers:
             path.write_bytes(bad)
-        with caplog.at_level("DEBUG", logger="mdchunk.build.store"):
+        with caplog.at_level("DEBUG", logger="mdchunk.session.store"):
             assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
     pointer = {"version": "", "settings": "settings", "site": "../site", "page": "p.md",
                "listed": {"source": 1, "key": "k1", "markdown": None}}
-    monkeypatch.setattr("mdchunk.build.store.__version__", "")
+    monkeypatch.setattr("mdchunk.session.store.__version__", "")
     pointers[0].write_text(json.dumps(pointer))
     assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
     assert "cannot be used" in caplog.text
@@ -580,7 +580,7 @@ def test_a_folder_that_turns_unwritable_disables_the_cache(
     folder.rmdir()
     folder.write_text("now a file")
     page = _page("<h1>P</h1><p>Text.</p>")
-    with caplog.at_level("WARNING", logger="mdchunk.build.store"):
+    with caplog.at_level("WARNING", logger="mdchunk.session.store"):
         cache.put("k1", page)
         cache.put("k2", page)
     assert not cache.enabled and cache.get("k1") is None and cache.prune(set()) == 0

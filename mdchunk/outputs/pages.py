@@ -51,7 +51,7 @@ class PageOutput:
     """Seconds per stage spent on the page (see `mdchunk.timing`)."""
     stored: bool = False
     """True when `markdown`, `records` and `inspector` are not held here (left empty) but in the
-    page's entry of the page store (`mdchunk.build.store`), read back when the index is
+    page's entry of the page store (`mdchunk.session.store`), read back when the index is
     written."""
 
     def without_content(self) -> PageOutput:

@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.build.store import Listed, PageStore
-from mdchunk.build.workers import WorkerPool, WorkerSettings, available_cores
 from mdchunk.chunking import Chunker, PageInput, build_time
 from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
@@ -37,6 +35,8 @@ from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
 from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import Record, check_formats
+from mdchunk.session.store import Listed, PageStore
+from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
 from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import counter_name, token_counter
 

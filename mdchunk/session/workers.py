@@ -27,10 +27,10 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from mdchunk.build.store import PageStore
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
+from mdchunk.session.store import PageStore
 from mdchunk.tokens import counter_name, token_counter
 
 
@@ -205,7 +205,7 @@ def _chunk(page: PageInput, html: bytes, key: str, site_url: str) -> PageOutput:
 
 
 def _quiet_log() -> logging.Logger:
-    log = logging.getLogger("mdchunk.build.workers.quiet")
+    log = logging.getLogger("mdchunk.session.workers.quiet")
     log.addHandler(logging.NullHandler())
     log.propagate = False
     return log
