@@ -8,8 +8,9 @@ that machine noise hits both alike, and prints a Markdown table of the median wa
 peak memory of each, and the median of the pairwise ratios. MkDocs is measured twice: a first
 build (mdchunk's page cache emptied before each run) and a rebuild of the unchanged site (every
 page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
-(Material with pymdownx extensions), `mkdocs-inline` (a first build with `workers: 0`: chunking
-in the build's own process), `mkdocs-tiktoken` (a first build counting with tiktoken where
+(Material with pymdownx extensions), `mkdocs-small` (a first build of the first 18 pages and a
+home page: a small site), `mkdocs-inline` (a first build with `workers: 0`: chunking in the
+build's own process), `mkdocs-tiktoken` (a first build counting with tiktoken where
 a fast counter is installed: `MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial) and `sphinx-j2`
 (MyST, `-j 2`).
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
@@ -40,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
 
-ENGINES = ("mkdocs", "material", "mkdocs-inline", "mkdocs-tiktoken", "sphinx", "sphinx-j2")
+ENGINES = ("mkdocs", "material", "mkdocs-small", "mkdocs-inline", "mkdocs-tiktoken", "sphinx",
+           "sphinx-j2")
 
 
 def timed_build(config: Path) -> tuple[float, int]:
@@ -66,11 +68,13 @@ def mkdocs_comparisons(folder: Path, theme: str, runs: int) -> dict[str, Compari
 
 
 def first_build_comparison(folder: Path, runs: int, *, settings: dict[str, Any] | None = None,
-                           environment: str = "true") -> Comparison:
+                           environment: str = "true", pages: int | None = None) -> Comparison:
     """The build without mdchunk against a first build with mdchunk's `settings`, run after
-    the shell command `environment` (which may export variables)."""
-    base = nodejs_site(folder / "without", plugins=["search"])
-    with_ = nodejs_site(folder / "with", plugins=["search", {"mdchunk": settings or {}}])
+    the shell command `environment` (which may export variables); `pages`: only the first this
+    many pages of the corpus."""
+    base = nodejs_site(folder / "without", plugins=["search"], pages=pages)
+    with_ = nodejs_site(folder / "with", plugins=["search", {"mdchunk": settings or {}}],
+                        pages=pages)
     assert base is not None and with_ is not None
     build = f"{shlex.quote(sys.executable)} -m mkdocs build -q -f"
     empty_cache = f"rm -rf {shlex.quote(str(with_.parent / '.cache'))}"
@@ -156,6 +160,10 @@ def main() -> None:
                 comparison = first_build_comparison(place, args.runs, settings={"workers": 0})
                 print("\n".join(comparison.rows("MkDocs, default theme: first build, "
                                                 "workers: 0")), flush=True)
+            elif engine == "mkdocs-small":
+                comparison = first_build_comparison(place, args.runs, pages=18)
+                print("\n".join(comparison.rows("MkDocs, default theme: first build of 19 "
+                                                "pages")), flush=True)
             elif engine == "mkdocs-tiktoken":
                 comparison = first_build_comparison(
                     place, args.runs, environment="export MDCHUNK_TOKENIZER=tiktoken")

@@ -24,15 +24,16 @@ MATERIAL_EXTENSIONS: list[Any] = [
 
 
 def nodejs_site(target: Path, *, copies: int = 1, theme: str = "mkdocs",
-                plugins: list[Any] | None = None) -> Path | None:
+                plugins: list[Any] | None = None, pages: int | None = None) -> Path | None:
     """Write an MkDocs project of the Node.js API docs under `target`; return its mkdocs.yml.
 
     Arguments:
         copies: How many times the corpus is copied (in folders `copy0`, `copy1`, ...).
         theme: `mkdocs` (default theme, plain extensions) or `material` (pymdownx extensions).
         plugins: The `plugins` list of mkdocs.yml (default: search and mdchunk).
+        pages: Only the first this many pages (a small site), and a home page.
     """
-    sources = sorted(NODEJS_API.glob("*.md"))
+    sources = sorted(NODEJS_API.glob("*.md"))[:pages]
     if not sources:
         return None
     docs = target / "docs"
