@@ -15,12 +15,13 @@ if str(getattr(mkdocs, "__version__", "1")).split(".", 1)[0] not in {"0", "1"}:
         "built site with `mdchunk site SITE_DIR`."
     )
 
-try:  # ProperDocs asks its plugins to call this: it tells users still on `mkdocs` about it.
-    import properdocs.replacement_warning
+try:  # ProperDocs asks its plugins to call `setup`, which prints a banner under `mkdocs`:
+    import properdocs.replacement_warning  # mdchunk calls it only where ProperDocs runs.
 except ImportError:  # pragma: no cover - properdocs is optional
     pass
 else:
-    properdocs.replacement_warning.setup()
+    if not properdocs.replacement_warning.is_running_from_mkdocs():
+        properdocs.replacement_warning.setup()
 
 from mkdocs_mdchunk.config import MdChunkConfig
 from mkdocs_mdchunk.plugin import MdChunkPlugin

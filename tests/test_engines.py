@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -141,6 +142,21 @@ def test_properdocs_builds_the_same_index_as_mkdocs(example_site: Path,
     properdocs_index = (example_site / "site" / "chunks.jsonl").read_bytes()
     assert properdocs_index == mkdocs_index
     assert len(properdocs_index.splitlines()) > 50
+
+
+def test_mdchunk_never_makes_mkdocs_print_the_properdocs_banner(example_site: Path) -> None:
+    """ProperDocs asks its plugins to call a setup that prints a banner under `mkdocs`; a user
+    who added mdchunk to a `mkdocs build` must not see another project's banner."""
+    if importlib.util.find_spec("properdocs") is None:
+        pytest.skip("properdocs is not installed")
+    environment = {name: value for name, value in os.environ.items()
+                   if name != "DISABLE_MKDOCS_2_WARNING"}
+    for command in ([str(Path(sys.executable).with_name("mkdocs"))],
+                    [sys.executable, "-m", "mkdocs"]):
+        result = subprocess.run([*command, "build", "-q", "-f", str(example_site / "mkdocs.yml")],
+                                capture_output=True, text=True, check=False, env=environment)
+        assert result.returncode == 0, result.stderr
+        assert "MkDocs may break support" not in result.stdout + result.stderr
 
 
 def test_zensical_site_through_post_build(example_site: Path) -> None:
