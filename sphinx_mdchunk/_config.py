@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from types import NoneType
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,34 @@ def register_config_values(app: Sphinx) -> None:
         app.add_config_value(f"mdchunk_{name}", None, "html", types=types)
     for name, (default, types) in WRITER_OPTIONS.items():
         app.add_config_value(f"mdchunk_{name}", default, "html", types=types)
+
+
+#: Options of the MkDocs plugin that Sphinx builds have no use for, with why.
+MKDOCS_ONLY = {
+    "workers": "Sphinx's own -j N chunks pages in parallel",
+    "cache": "Sphinx's incremental builds keep unchanged pages",
+    "cache_dir": "mdchunk keeps its page store in Sphinx's doctree folder",
+}
+
+
+def unknown_names(config: Config) -> list[str]:
+    """A message for each `mdchunk_*` name set in conf.py (or with -D) that is no option."""
+    known = {f"mdchunk_{name}" for name in [*chunk_option_names(), *WRITER_OPTIONS]}
+    given = [*config._raw_config, *config._overrides]
+    messages = []
+    for name in dict.fromkeys(given):
+        if not name.startswith("mdchunk_") or name in known:
+            continue
+        option = name.removeprefix("mdchunk_")
+        if option in MKDOCS_ONLY:
+            messages.append(f"{name} is an option of the MkDocs plugin only and is ignored "
+                            f"here: {MKDOCS_ONLY[option]}")
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        messages.append(f"{name} is not an mdchunk option and is ignored; {hint}"
+                        f"options: {', '.join(sorted(known))}")
+    return messages
 
 
 def chunk_options(config: Config) -> ChunkOptions:

@@ -24,7 +24,7 @@ from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.tokens import tokenizer_choice
-from sphinx_mdchunk._config import chunk_options
+from sphinx_mdchunk._config import chunk_options, unknown_names
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -45,13 +45,19 @@ class MdChunkBuild:
         self.documents: dict[str, str] = {}  # source path -> document name (for locations)
 
     def config_inited(self, app: Sphinx, config: Config) -> None:
-        """Check every `mdchunk_*` value before anything is read."""
-        if config.mdchunk_enabled:
+        """Check every `mdchunk_*` value before anything is read: a name mdchunk does not know
+        is a warning (fatal under -W) with a suggestion; a bad value stops the build with one
+        line that names it (Sphinx's crash report would bury it under a traceback)."""
+        for message in unknown_names(config):
+            logger.warning("mdchunk: %s", message, type="mdchunk", subtype="config")
+        if not config.mdchunk_enabled:
+            return
+        try:
             chunk_options(config)
-            try:
-                tokenizer_choice()
-            except MdChunkError as error:
-                raise ExtensionError(f"mdchunk: {error}") from error
+            tokenizer_choice()
+        except (ExtensionError, MdChunkError) as error:
+            logger.error("mdchunk: %s", str(error).removeprefix("mdchunk: "))
+            raise SystemExit(2) from None
 
     def builder_inited(self, app: Sphinx) -> None:
         """Make the build session for HTML builders; say once that others write nothing."""

@@ -75,9 +75,13 @@ PAGES = {
 
 
 def sphinx_build(source: Path, out: Path, *args: str) -> tuple[int, str]:
-    """Run sphinx-build in-process; return its exit code and its warnings."""
+    """Run sphinx-build in-process; return its exit code and its warnings (a configuration
+    that mdchunk refuses ends the run with an exit code, as on the command line)."""
     warnings = out.parent / f"{out.name}-warnings.txt"
-    code = build_main(["-q", "-w", str(warnings), *args, str(source), str(out)])
+    try:
+        code = build_main(["-q", "-w", str(warnings), *args, str(source), str(out)])
+    except SystemExit as exit:
+        code = int(exit.code or 0)
     return code, warnings.read_text(encoding="utf-8") if warnings.exists() else ""
 
 

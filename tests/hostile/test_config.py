@@ -4,6 +4,8 @@ bad value and says what is allowed; it comes at startup, before any page is buil
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,7 +16,8 @@ from sphinx.errors import ExtensionError
 from mdchunk.options import ChunkOptions
 from mkdocs_mdchunk.config import MdChunkConfig
 from sphinx_mdchunk import _config as sphinx_config
-from tests.hostile.conftest import build_sphinx
+from tests.hostile.conftest import SPHINX_CONF, build_sphinx
+from tests.test_sphinx import make_project
 
 #: option -> (bad value, what the message shows of it, a fragment of what is allowed).
 BAD: dict[str, list[tuple[Any, str, str]]] = {
@@ -91,3 +94,29 @@ def test_sphinx_stops_before_any_page_is_built(tmp_path: Path) -> None:
     code, _, out = build_sphinx(tmp_path, {"index.md": "# Home\n"}, "mdchunk_output = 'C:\\\\x'\n")
     assert code != 0
     assert not (out / "index.html").exists() and not (out / "chunks.jsonl").exists()
+
+
+def test_sphinx_warns_of_names_it_does_not_know_with_a_suggestion(tmp_path: Path) -> None:
+    code, warnings, out = build_sphinx(
+        tmp_path, {"index.md": "# Home\n\nText.\n"},
+        "mdchunk_max_token = 100\nmdchunk_workers = 2\n")
+    assert code == 0 and (out / "chunks.jsonl").is_file()
+    assert ("mdchunk_max_token is not an mdchunk option and is ignored; did you mean "
+            "'mdchunk_max_tokens'?") in warnings, warnings
+    assert "mdchunk_workers is an option of the MkDocs plugin only" in warnings, warnings
+    code, warnings, _ = build_sphinx(tmp_path / "strict", {"index.md": "# Home\n"},
+                                     "mdchunk_max_token = 100\n", "-W")
+    assert code != 0 and "mdchunk_max_token" in warnings
+
+
+def test_a_bad_sphinx_value_stops_with_one_line_and_no_traceback(tmp_path: Path) -> None:
+    source = make_project(tmp_path, {"index.md": "# Home\n"},
+                          SPHINX_CONF + "mdchunk_max_tokens = -5\n")
+    result = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(source),
+                             str(tmp_path / "out")],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    output = result.stdout + result.stderr
+    assert "mdchunk_max_tokens = -5: must be >= 16, got -5" in output, output
+    assert "Traceback" not in output and "report" not in output, output
+    assert not (tmp_path / "out" / "index.html").exists()
