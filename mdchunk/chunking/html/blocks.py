@@ -12,7 +12,6 @@ from lxml.etree import _Element
 
 from mdchunk.chunking.html.elements import (
     BLOCK_TAGS,
-    DROP_OR_INPUT,
     FOOTNOTE_ID,
     HEADINGS,
     MAX_DEPTH,
@@ -23,10 +22,11 @@ from mdchunk.chunking.html.elements import (
     kept_classes,
     script_tex,
 )
-from mdchunk.chunking.html.inline import InlineText, paragraph_text, text_paragraph
+from mdchunk.chunking.html.inline import InlineText
 from mdchunk.chunking.html.text import (
     ASCII_WS,
     WS,
+    code_span,
     code_text,
     longest_backticks,
     note_label,
@@ -139,15 +139,11 @@ class BlockRenderer:
 
     def _block(self, element: _Element, *, top: bool, tight: bool) -> None:
         tag = element.tag
-        if tag == "p" and not element.keys():  # the commonest block, decided at once
-            self._paragraph(element, top=top, tight=tight)
-            return
         level = HEADINGS.get(tag)
         if level:
             self._heading(element, level, top=top, tight=tight)
             return
-        # (Most blocks have no attribute: no call needed to know they are kept.)
-        names = kept_classes(element) if tag in DROP_OR_INPUT or element.keys() else ()
+        names = kept_classes(element)
         if names is None:
             return
         if top and self.excluded_level:  # only look for the heading that ends the exclusion
@@ -199,18 +195,12 @@ class BlockRenderer:
             return
         anchor = _heading_anchor(element)
         itself = f"#{anchor}" if anchor else ""
-        run = InlineText(self.base_url, None, self.depth, itself)
-        title = run.flat_content(element) if self.depth < MAX_DEPTH else None
-        if title is not None:
-            text = run.result() or anchor  # (no line breaks in text and code spans)
-        else:
-            text = self._inline(element, itself=itself).replace("\n", " ") or anchor
+        text = self._inline(element, itself=itself).replace("\n", " ") or anchor
         if not text:
             return
         if top:
             self.section_level = level
-        if title is None:
-            title = title_text(element, itself=itself)
+        title = title_text(element, itself=itself)
         self.w.leaf("heading", "#" * level + " " + text, blank=not tight, level=level,
                     title=title or text, anchor=anchor)
 
@@ -236,9 +226,7 @@ class BlockRenderer:
         signature = WS.sub(" ", plain_text(element)).strip()
         if not signature:
             return
-        ticks = "`" * (longest_backticks(signature) + 1)
-        pad = " " if signature.startswith("`") or signature.endswith("`") else ""
-        code = f"{ticks}{pad}{signature}{pad}{ticks}"
+        code = code_span(signature)
         anchor = element.get("id") or ""
         if not anchor:  # :no-index: objects have no id: a paragraph, not a section
             self.w.leaf("paragraph", code, blank=not tight, prose=True)
@@ -253,22 +241,17 @@ class BlockRenderer:
         """A paragraph of the content of `element` (`<p>`, `<dt>`, a caption...)."""
         if top and self.excluded_level:
             return
-        if not len(element):  # only text (a quarter of all paragraphs): no `InlineText` needed
-            text, math = text_paragraph(element.text), None
-        else:
-            run = InlineText(self.base_url, [], self.depth)
-            run.content(element)  # (what `node` does with these elements)
-            text, math = paragraph_text(run), run.math  # (`_run`, inlined)
-        if text:
-            self.w.paragraph(text, not tight, math)
+        run = InlineText(self.base_url, [], self.depth)
+        run.content(element)
+        self._run(run, top=top, tight=tight)
 
     def _run(self, run: InlineText, *, top: bool, tight: bool) -> None:
         """Write the inline content collected in `run` as a paragraph."""
         if top and self.excluded_level:
             return
-        text = paragraph_text(run)
+        text = run.paragraph()
         if text:
-            self.w.paragraph(text, not tight, run.math)
+            self.w.leaf("paragraph", text, blank=not tight, prose=True, math=run.math)
 
     def _list(self, element: _Element, *, tight: bool) -> None:
         ordered = element.tag == "ol"
@@ -280,37 +263,13 @@ class BlockRenderer:
         # items still wrap text in <p>). Plain: an item holds no block at all.
         simple = "simple" in class_set(element)
         loose = False
-        # Most items of a tight list are one paragraph, written in one step as `_children` would
-        # write them (8,000 items: 0.282 s -> 0.259 s for all of the Node.js docs). Each item is
-        # rendered while it is scanned for blocks, so its children are read once (2,700 lists in
-        # the Node.js docs: 23 -> 20.5 us a list). Each item, with its paragraph (text and inline
-        # math) when it holds no block:
-        items: list[tuple[_Element, str | None, list[str] | None]] = []
-        for item in element:
-            if item.tag != "li" or (item.keys() and kept_classes(item) is None):
-                continue  # (an `li` without attributes is never dropped)
-            text: str | None = None
-            math: list[str] | None = None
-            if loose or self.depth >= MAX_DEPTH:
-                first = first_block(item)
-            elif not len(item):  # only text: no `InlineText` needed
-                first, text = None, text_paragraph(item.text)
-            else:
-                run = InlineText(self.base_url, [], self.depth)
-                first = run.content(item, until_block=True)
-                if first is None:
-                    text, math = paragraph_text(run), run.math
-            if first is not None:
-                loose = loose or (not simple and _holds_loose(first))
-            items.append((item, text, math))
+        items = [item for item in element if item.tag == "li" and kept_classes(item) is not None]
+        loose = not simple and any(_holds_loose(first) for first in map(first_block, items)
+                                   if first is not None)
         block = self.w.begin("list", blank=not tight)
         outer = self.w.prefix
-        for item, text, math in items:
+        for item in items:
             marker = f"{number}. " if ordered else "- "
-            if text is not None and not loose:
-                if self.w.item(marker, outer + " " * len(marker), text, math):
-                    number += 1
-                continue
             entry = self.w.begin("item", blank=loose)
             self.w.write(marker)
             self.w.prefix = outer + " " * len(marker)
@@ -335,8 +294,7 @@ class BlockRenderer:
             if previous is not None and "code-block-caption" in class_set(previous):
                 caption = previous
         title = title_text(caption) if caption is not None else ""
-        # (`max(3, longest run + 1)` backticks: the runs are searched only when one is that long)
-        fence = "`" * (longest_backticks(text) + 1) if "```" in text else "```"
+        fence = "`" * max(3, longest_backticks(text) + 1)
         info = language + (f' title="{title}"' if title else "")
         self.w.leaf("code", f"{fence}{info}\n{text}\n{fence}", blank=not tight,
                     language=language, title=title)

@@ -15,19 +15,16 @@ from mdchunk.chunking.html.elements import (
     CONTENT_TAGS,
     FOOTNOTE_ID,
     MAX_DEPTH,
-    class_names,
     is_math_script,
     kept_classes,
     script_tex,
 )
 from mdchunk.chunking.html.text import (
-    FENCE_LIKE,
-    SPACES,
     WS,
     code_span,
     code_text,
     collapse,
-    escape_fence,
+    escape_fences,
     has_words,
     itertext,
     note_label,
@@ -55,19 +52,19 @@ class InlineText:
         self.lead = False  # the text began with whitespace (dropped here, kept by a wrapper)
 
     def result(self) -> str:
+        """The inline Markdown collected, each line stripped."""
         text = "".join(self.parts)
         if "\n" not in text:  # line breaks (`<br>`) are rare
             return text.strip()
         return strip_lines(text)
 
+    def paragraph(self) -> str:
+        """The Markdown of a paragraph of this text: `result`, fence-like line starts escaped."""
+        return escape_fences(self.result())
+
     def text(self, text: str) -> None:
-        spaced = text.replace("\n", " ")  # (`collapse`, inlined: the commonest call)
-        if not spaced.isprintable():
-            text = WS.sub(" ", text)
-        elif "  " in spaced:
-            text = SPACES.sub(" ", spaced)
-        else:
-            text = spaced
+        """Add running text: whitespace collapsed, never two spaces in a row."""
+        text = collapse(text)
         if text[:1] == " ":
             parts = self.parts
             if not parts:
@@ -82,87 +79,27 @@ class InlineText:
         if text:
             self.parts.append(text)
 
-    def content(self, element: _Element, *, until_block: bool = False) -> _Element | None:
-        """The element's children and text, without its own markup and without its tail.
-
-        `until_block`: as `BlockRenderer._children` takes the content of an element that holds no
-        block, up to the first block (see `first_block`), which is returned.
-        """
+    def content(self, element: _Element) -> None:
+        """The element's children and text, without its own markup and without its tail."""
         if self.depth >= MAX_DEPTH:
             self.text(plain_text(element))
-            return None
+            return
         self.depth += 1
-        parts = self.parts
         text = element.text
         if text:
             self.text(text)
         for child in element:
-            tag = child.tag
-            if tag in CODE_TAGS and not len(child) and not child.keys():
-                # `<code>name</code>`, half of all elements in API docs (31,000 in the Node.js
-                # docs: 0.098 s -> 0.013 s): what `element` does with it, without the detour.
-                text = child.text
-                if text:
-                    text = _bare_code_span(text)
-                    if text:
-                        parts.append(text)
-            elif not until_block:
-                if isinstance(tag, str):
-                    self.element(child)
-            elif tag in BLOCK_TAGS or tag == "script":  # (as `first_block`)
-                self.depth -= 1
-                return child
-            elif tag in CONTENT_TAGS:  # (as `node`)
-                self.content(child)
-            elif isinstance(tag, str):
+            if isinstance(child.tag, str):
                 self.element(child)
             text = child.tail
             if text:
                 self.text(text)
         self.depth -= 1
-        return None
-
-    def flat_content(self, element: _Element) -> str | None:
-        """`content` of an element whose children are all code without attributes or dropped
-        elements (most headings), and its text as `title_text` gives it; None (and the
-        content unfinished) for any other element.
-
-        One reading of the children instead of two (markup, then title): 4,300 headings in the
-        Node.js docs, about 2 us less each.
-        """
-        text = element.text
-        plain = [text] if text else []
-        if text:
-            self.text(text)
-        for child in element:
-            tag = child.tag
-            if tag in CODE_TAGS and not len(child) and not child.keys():
-                text = child.text
-                if text:
-                    plain.append(text)
-                    self.literal(_bare_code_span(text))
-            elif tag == "script" or not isinstance(tag, str):
-                return None
-            else:  # only dropped elements (a headerlink, dropped by its class alone) are flat
-                value = child.get("class")
-                if (not value or class_names(value) is not None) and (
-                        kept_classes(child) is not None):
-                    return None
-            text = child.tail
-            if text:
-                plain.append(text)
-                self.text(text)
-        return collapse("".join(plain)).strip()
 
     def node(self, element: _Element) -> None:
         """An element of a run: rendered with its content, its own markup if inline."""
-        tag = element.tag
-        if tag in CONTENT_TAGS:
+        if element.tag in CONTENT_TAGS:
             self.content(element)
-        elif tag in CODE_TAGS and not element.keys() and not len(element):
-            code = _bare_code(element)  # (see `content`)
-            if code:
-                self.parts.append(code)
         else:
             self.element(element)
 
@@ -209,15 +146,6 @@ class InlineText:
     def _inner(self, element: _Element) -> tuple[str, bool, bool]:
         """The inline Markdown of `element`'s content, and whether it began and ended with a
         space (which a wrapper keeps outside its markup)."""
-        if not len(element):  # only text (most links and emphasis): no `InlineText` needed
-            text = element.text
-            if not text:
-                return "", False, False
-            text = collapse(text)
-            lead = text[0] == " "
-            if lead:
-                text = text[1:]
-            return text.strip(), lead, text[-1:] == " "
         inner = InlineText(self.base_url, self.math, self.depth, self.itself)
         inner.content(element)
         parts = inner.parts
@@ -301,36 +229,3 @@ def _link_url(base_url: str, href: str) -> str:
     except ValueError:  # not a url (`http://[x`: a bracket that opens no IPv6 address)
         return href.replace(" ", "%20").replace(")", "%29")
     return joined.replace(" ", "%20").replace(")", "%29")
-
-
-def _bare_code(element: _Element) -> str:
-    """`InlineText._code` of a code element without attributes or children."""
-    text = element.text
-    return _bare_code_span(text) if text else ""
-
-
-def _bare_code_span(text: str) -> str:
-    """`code_span` of the text of a code element (not empty), its last newline dropped."""
-    if "`" not in text and "\n" not in text:
-        return f"`{text}`"
-    return code_span(text[:-1] if text[-1] == "\n" else text)
-
-
-def paragraph_text(run: InlineText) -> str:
-    """The Markdown of a paragraph: its inline text, fence-like line starts escaped."""
-    text = "".join(run.parts)  # (`run.result()`, inlined)
-    if "\n" not in text:  # (most paragraphs)
-        text = text.strip()
-        return escape_fence(text) if text[:1] in "`~$" else text
-    text = strip_lines(text)
-    if "```" in text or "~~~" in text or "$$" in text:
-        text = FENCE_LIKE.sub("\\\\", text)
-    return text
-
-
-def text_paragraph(text: str | None) -> str:
-    """`paragraph_text` of an element that holds only `text`."""
-    if not text:
-        return ""
-    text = collapse(text).strip()
-    return escape_fence(text) if text[:1] in "`~$" else text

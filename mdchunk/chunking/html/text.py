@@ -80,12 +80,6 @@ def plain_text(element: _Element) -> str:
     count = len(element)
     if not count:
         return element.text or ""
-    if count == 1:  # (most code blocks: a `<pre>` holding one `<code>`)
-        only = element[0]
-        tag = only.tag
-        if (isinstance(tag, str) and tag not in DROP_OR_INPUT and not len(only)
-                and kept_classes(only) is not None):
-            return (element.text or "") + (only.text or "") + (only.tail or "")
     if _all_text_kept(element):
         # All its text: one C-level call instead of a walk in Python (highlighted code, a span
         # per token: 0.073 s -> 0.032 s, check included, over the Material build of the Node.js
@@ -192,10 +186,12 @@ def strip_lines(text: str) -> str:
     return "\n".join(line.strip() for line in text.split("\n")).strip()
 
 
-def escape_fence(line: str) -> str:
-    """A stripped line of paragraph text, a backslash before it if it would read as a code
-    fence or display math (what `FENCE_LIKE` finds in one line, in one look)."""
-    return "\\" + line if line[:3] in ("```", "~~~") or line == "$$" else line
+def escape_fences(text: str) -> str:
+    """Stripped lines of paragraph text, a backslash before each line that would read as a code
+    fence or display math (see `FENCE_LIKE`)."""
+    if "```" in text or "~~~" in text or "$$" in text:
+        return FENCE_LIKE.sub("\\\\", text)
+    return text
 
 
 def note_label(text: str) -> str:
