@@ -14,6 +14,8 @@ from those listed before it:
   quote markers) and records where each block starts and ends.
 - `inline`: `InlineText`, the inline Markdown of one paragraph, heading or table cell
   (emphasis, code spans, links, math, images).
+- `layout`: how the HTML of each kind of block is laid out (a heading's anchor, a code
+  block's `<pre>`, language and title, a table's rows, a tabbed set's labels and bodies...).
 - `blocks`: the `BlockRenderer`, one pass over the tree that writes each block through the
   writer, its inline text through `InlineText`.
 

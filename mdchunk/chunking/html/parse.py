@@ -1,5 +1,9 @@
-"""The page body as an lxml tree: control characters and stray `</html>` removed first, and
-nesting too deep for libxml2 parsed by a capped fallback."""
+"""The page body as an lxml tree (`parse_tree`).
+
+libxml2 parses, after control characters and stray `</html>` tags are removed. Where it gives
+up (nesting beyond its limit), the stdlib's tokenizer builds the tree instead, its nesting
+capped, so that no page loses text.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +20,9 @@ from mdchunk.chunking.html.elements import DROP_TAGS
 _CONTROL_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x20), 0x7F])
 #: libxml2 drops everything after `</html>`; a stray one must not hide the rest of the page.
 _CLOSE_HTML = re.compile(rb"</html\s*>", re.I)
-#: `huge_tree` lifts libxml2's limits of 256 levels of nesting (deeper text was silently lost:
-#: 2,000 nested Markdown blockquotes are a valid page) and of 10 MB text nodes. The HTML parser
-#: expands no custom entities, so the limits' other purpose does not apply.
+#: `huge_tree` lifts libxml2's limits of 256 levels of nesting and of 10 MB text nodes: without
+#: it, deeper text would be lost, and blockquotes nested thousands deep are valid Markdown. The
+#: HTML parser expands no custom entities, so the limits' other purpose does not apply.
 _PARSER = lxml.etree.HTMLParser(
     encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True
 )
@@ -29,15 +33,14 @@ def parse_tree(html: str) -> _Element | None:
     if not html.strip():
         return None
     data = html.encode("utf-8", "ignore")
-    # One memchr per control byte finds none in a clean page in a third of the instructions
-    # that deleting them takes (Node.js docs: 54 M instructions -> 18 M).
+    # (Most pages hold none: looking for them costs less than copying the page without them.)
     if any(byte in data for byte in _CONTROL_BYTES):
         data = data.translate(None, _CONTROL_BYTES)
     if _CLOSE_HTML.search(data):
         data = _CLOSE_HTML.sub(b"", data)
     root = lxml.etree.fromstring(b"<html><body>" + data, _PARSER)
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in _PARSER.error_log):
-        # libxml2 gave up (nesting beyond 2048 levels) and dropped the rest of the page.
+        # libxml2 gave up (nesting beyond its limit of 2048 levels) and dropped the rest.
         root = _parse_capped(data.decode("utf-8"))
     return root
 
@@ -61,14 +64,17 @@ class _CappedBuilder(html.parser.HTMLParser):
         self.builder.start("body", {})
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # Beyond the cap start tags are ignored (their text stays), except for an element whose
+        # text is left out (`DROP_TAGS`): it still opens, so that its text stays out, and
+        # nothing opens inside it.
         if not _is_name(tag):
             pass
         elif tag in _VOID_TAGS:
             self.handle_startendtag(tag, attrs)
         elif len(self.open) >= _CAPPED_DEPTH and not (
                 tag in DROP_TAGS and self.open[-1] not in DROP_TAGS):
-            self.ignored += 1  # (an element left out still opens beyond the cap: its text
-        else:                  # must stay out, and it holds no nesting: its tags are ignored)
+            self.ignored += 1
+        else:
             self.builder.start(tag, {k: v or "" for k, v in attrs if _is_name(k)})
             self.open.append(tag)
 
@@ -91,17 +97,19 @@ class _CappedBuilder(html.parser.HTMLParser):
         self.builder.data(data)
 
     def finish(self) -> _Element:
+        """The tree, every element still open closed."""
         self.close()
         while self.open:
             self.builder.end(self.open.pop())
         return self.builder.close()
 
 
+_NAME = re.compile(r"[A-Za-z_:][-\w.:]*")
+
+
 def _is_name(name: str) -> bool:
-    return bool(_ATTRIBUTE_NAME.fullmatch(name))
-
-
-_ATTRIBUTE_NAME = re.compile(r"[A-Za-z_:][-\w.:]*")
+    """True for a name lxml accepts for a tag or attribute (the tokenizer passes any)."""
+    return bool(_NAME.fullmatch(name))
 
 
 def _parse_capped(text: str) -> _Element:
