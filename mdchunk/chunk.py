@@ -231,5 +231,8 @@ class PageChunks:
     chunks: tuple[Chunk, ...]
     warnings: tuple[str, ...]
     """Problems a user should fix on this page (each message names the page's location)."""
+    notes: tuple[str, ...] = ()
+    """Facts about the page that mdchunk copes with (headings without an id): said at info
+    level, never a warning that fails a strict build."""
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
     """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""

@@ -144,6 +144,9 @@ class _Prefixed:
     def debug(self, message: str, *args: object) -> None:
         logger.debug("mdchunk: " + message, *args)
 
+    def info(self, message: str, *args: object) -> None:
+        logger.info("mdchunk: " + message, *args)
+
     def warning(self, message: str, *args: object) -> None:
         logger.warning("mdchunk: " + message, *args, type="mdchunk", subtype="store")
 

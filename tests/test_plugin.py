@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -226,6 +227,23 @@ def test_page_warnings_name_the_page(make_site: SiteBuilder,
 def test_warnings_fail_a_strict_build(make_site: SiteBuilder) -> None:
     with pytest.raises(Exception, match="strict mode"):
         make_site({"index.md": "# Home\n", "dup.md": DUPLICATE_IDS}, strict=True)
+
+
+def test_a_raw_html_heading_without_an_id_is_a_note_not_a_strict_failure(
+        make_site: SiteBuilder, caplog: pytest.LogCaptureFixture) -> None:
+    """A heading written as raw HTML without an id (the toc extension on) is a fact mdchunk
+    copes with: its chunks link to the page. It must not fail a strict build."""
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.mdchunk")
+    site = make_site({"index.md": '<h1 class="hero">Welcome</h1>\n\nIntro.\n\n## Next\n\n'
+                                  "Read on.\n"}, strict=True)
+    messages = {r.levelno: r.getMessage() for r in caplog.records
+                if r.name == "mkdocs.plugins.mdchunk" and "without an id" in r.getMessage()}
+    assert list(messages) == [logging.INFO], messages
+    note = messages[logging.INFO]
+    assert "'Welcome'" in note and "link to the nearest heading above" in note, note
+    assert "toc extension" not in note  # toc is on: the page's other heading has an id
+    urls = [json.loads(line)["url"] for line in (site / "chunks.jsonl").read_text().splitlines()]
+    assert urls and all(url in ("", "#next") for url in urls), urls
 
 
 def test_failed_write_stops_the_build_without_a_partial_index(

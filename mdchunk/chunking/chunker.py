@@ -93,6 +93,7 @@ class Chunker:
             markdown=parsed.markdown,
             chunks=chunks,
             warnings=warnings,
+            notes=_notes(root),
             timings=timer.since(before),
         )
 
@@ -112,28 +113,33 @@ def _plain(value: Any) -> Any:
 
 
 def _warnings(root: Section) -> tuple[str, ...]:
-    """Anchor problems: headings without id, ids used twice."""
+    """Anchor problems a user should fix: ids used twice."""
     warnings: list[str] = []
     seen: dict[str, str] = {}
-    missing: list[str] = []
     for section in root.walk():
         heading = section.heading
-        if heading is None:
+        if heading is None or not heading.anchor:
             continue
-        if not heading.anchor:
-            missing.append(heading.title)
-        elif heading.anchor in seen:
+        if heading.anchor in seen:
             warnings.append(
                 f"headings '{seen[heading.anchor]}' and '{heading.title}' share the id "
                 f"'{heading.anchor}': links to the second open the first"
             )
         else:
             seen[heading.anchor] = heading.title
-    if missing:
-        shown = ", ".join(f"'{title}'" for title in missing[:3])
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        warnings.append(
-            f"{len(missing)} heading(s) without an id ({shown}{more}): their chunks link to the "
-            "nearest heading above that has one (enable the toc extension for heading ids)"
-        )
     return tuple(warnings)
+
+
+def _notes(root: Section) -> tuple[str, ...]:
+    """Facts about the page's HTML that mdchunk copes with: headings without an id, whose
+    chunks link to the nearest heading above that has one (or to the page)."""
+    headings = [section.heading for section in root.walk() if section.heading is not None]
+    missing = [heading.title for heading in headings if not heading.anchor]
+    if not missing:
+        return ()
+    shown = ", ".join(f"'{title}'" for title in missing[:3])
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    hint = ("no heading of the page has an id: are heading ids (MkDocs' toc extension) on?"
+            if len(missing) == len(headings) else "give a heading an id to link to it")
+    return (f"{len(missing)} heading(s) without an id in the page's HTML ({shown}{more}): their "
+            f"chunks link to the nearest heading above that has one, or to the page; {hint}",)

@@ -45,6 +45,8 @@ class PageOutput:
     oversize: int
     small: int
     warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+    """Facts about the page that mdchunk copes with (see `PageChunks.notes`)."""
     inspector: Mapping[str, Any] | None
     """The inspector's data of the page (`mdchunk.outputs.inspector.page_data`), when asked for."""
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
@@ -79,6 +81,7 @@ def page_output(result: PageChunks, settings: OutputSettings,
         oversize=sum(chunk.flags.allow_oversize for chunk in result.chunks),
         small=sum(chunk.flags.small_chunk for chunk in result.chunks),
         warnings=result.warnings,
+        notes=result.notes,
         inspector=inspector,
         timings=timings,
     )

@@ -373,6 +373,8 @@ class IndexBuilder:
         if report:
             for warning in page.output.warnings:
                 self.report(source, warning)
+            for note in page.output.notes:
+                self.log.info("%s: %s", source, note)
         self.pages[source] = page
         if self.settings.write_markdown:
             self._write_markdown(source)
@@ -476,7 +478,7 @@ class IndexBuilder:
 
 
 _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,
-                    small=0, warnings=(), inspector=None)
+                    small=0, warnings=(), notes=(), inspector=None)
 
 
 def _page_key(page: PageInput, site_url: str) -> str:
