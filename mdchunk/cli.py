@@ -265,11 +265,12 @@ class _nullbar:  # noqa: N801 - stands in for click.progressbar
               help="Output format, repeatable (default: native).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
               help="YAML file with the MkDocs plugin's option names; flags win over it.")
+@click.option("-v", "--verbose", is_flag=True, help="Name every file skipped, and why.")
 @jobs_flags
 @chunking_flags
 def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
          formats: tuple[str, ...], config_file: Path | None, jobs: int, tokenizer: str | None,
-         **flags: Any) -> None:
+         verbose: bool, **flags: Any) -> None:
     """Chunk an already built site (SITE_DIR) and write the index into it.
 
     For engines that run no Python plugins (Zensical, MkDocs 2) and sites built elsewhere:
@@ -295,6 +296,9 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
         raise _fail(error) from error
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if verbose:
+        for skipped in summary.skipped:
+            click.echo(f"skipped: {skipped}", err=True)
     pages = summary.pages
     click.echo(
         f"{sum(bool(p.chunks) for p in pages)} pages, {sum(p.chunks for p in pages)} chunks "

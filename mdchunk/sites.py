@@ -104,7 +104,6 @@ def chunk_site(
     options = options or ChunkOptions()
     selectors = _selectors(content_selector)
     html_files = sorted(site_dir.rglob("*.html"))
-    directory_urls = _directory_urls(site_dir, html_files)
     sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
     warnings: list[str] = []
     settings = BuildSettings(options=options, output=OutputSettings(formats=tuple(formats)),
@@ -114,24 +113,38 @@ def chunk_site(
         warnings.append(f"{sources.get(source, source)}: {message}")))
     try:
         skipped = _add_pages(builder, site_dir, html_files, sources, warnings, selectors=selectors,
-                             docs_dir=docs_dir, directory_urls=directory_urls,
-                             site_url=site_url, exclude=exclude)
+                             docs_dir=docs_dir, site_url=site_url, exclude=exclude)
+        if not sources and all(reason.endswith(_NOT_PAGES) for reason in skipped):
+            raise MdChunkError(_no_pages_message(site_dir, html_files, skipped))
         summary = builder.finish(list(sources))
     finally:
         builder.close()
     return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings))
 
 
+_NO_CONTENT = "no content element (pass --content-selector for this theme)"
+_NOT_PAGES = ("not a documentation page", _NO_CONTENT)
+
+
+def _no_pages_message(site_dir: Path, html_files: Sequence[Path], skipped: Sequence[str]) -> str:
+    """Why nothing can be chunked in `site_dir`, and what mdchunk expected to find there."""
+    found = (f"none of its {len(html_files)} HTML files holds a page's content"
+             if html_files else "it holds no HTML file")
+    return (f"{site_dir}: no built documentation page found ({found}). mdchunk site expects the "
+            "folder a build wrote (site/ after mkdocs build, _build/html after sphinx-build), "
+            "not the docs' sources; for a theme mdchunk does not know, pass "
+            "--content-selector" + (f". Skipped: {'; '.join(skipped[:3])}" if skipped else ""))
+
+
 def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path],
                sources: dict[str, str], warnings: list[str], *, selectors: list[CSSSelector],
-               docs_dir: Path | None, directory_urls: bool, site_url: str | None,
-               exclude: Sequence[str]) -> list[str]:
+               docs_dir: Path | None, site_url: str | None, exclude: Sequence[str]
+               ) -> list[str]:
     """Hand every documentation page of the site to the build; return those skipped, with
     why (`path: reason`)."""
     skipped: list[str] = []
     for relative, page in _site_pages(site_dir, html_files, skipped, warnings,
-                                      selectors=selectors, docs_dir=docs_dir,
-                                      directory_urls=directory_urls, site_url=site_url,
+                                      selectors=selectors, docs_dir=docs_dir, site_url=site_url,
                                       exclude=exclude):
         sources[page.input.source_path] = relative
         builder.add_page(page.input, markdown_path=str(Path(relative).with_suffix(".md")),
@@ -142,42 +155,45 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
 def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
                content_selector: str | None = None) -> list[PageInput]:
     """The documentation pages of a built site as the engine gave them (for `Chunker`)."""
-    html_files = sorted(site_dir.rglob("*.html"))
-    directory_urls = _directory_urls(site_dir, html_files)
     return [page.input for _, page in _site_pages(
-        site_dir, html_files, [], [], selectors=_selectors(content_selector), docs_dir=docs_dir,
-        directory_urls=directory_urls, site_url=None, exclude=())]
+        site_dir, sorted(site_dir.rglob("*.html")), [], [], selectors=_selectors(content_selector),
+        docs_dir=docs_dir, site_url=None, exclude=())]
 
 
 def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
                 warnings: list[str], *, selectors: list[CSSSelector], docs_dir: Path | None,
-                directory_urls: bool, site_url: str | None, exclude: Sequence[str]
-                ) -> Iterator[tuple[str, _Page]]:
+                site_url: str | None, exclude: Sequence[str]) -> Iterator[tuple[str, _Page]]:
     """Each documentation page of the site with its path; those skipped are noted in
-    `skipped` and those that cannot be read in `warnings`."""
+    `skipped` and those that cannot be read in `warnings`.
+
+    The url style comes from the documentation pages alone (those with the theme's content
+    element): a stray file a build copied (a theme override, an included snippet) does not
+    make a site of directory urls look like one of `.html` urls."""
+    documents = []
     for path in html_files:
         relative = path.relative_to(site_dir).as_posix()
         reason = _skip_reason(relative) or pattern_exclusion([relative], exclude)
-        if reason:
-            skipped.append(f"{relative}: {reason}")
-            continue
         try:
-            page = _read_page(path, relative, selectors=selectors, docs_dir=docs_dir,
-                              directory_urls=directory_urls, site_url=site_url)
+            document = reason or _read_document(path, relative, selectors)
         except PageError as error:
             warnings.append(str(error))
             continue
+        if isinstance(document, str):
+            skipped.append(f"{relative}: {document}")
+        else:
+            documents.append((relative, document))
+    directory_urls = all(_is_index(relative) for relative, _ in documents)
+    for relative, document in documents:
+        page = _page(document, relative, docs_dir=docs_dir, directory_urls=directory_urls,
+                     site_url=site_url)
         if isinstance(page, str):
             skipped.append(f"{relative}: {page}")
-            continue
-        yield relative, page
+        else:
+            yield relative, page
 
 
-def _directory_urls(site_dir: Path, html_files: Sequence[Path]) -> bool:
-    """Whether the site's pages have directory urls (`guide/` rather than `guide.html`)."""
-    return not any(
-        path.name != "index.html" and not _skip_reason(path.relative_to(site_dir).as_posix())
-        for path in html_files)
+def _is_index(relative: str) -> bool:
+    return relative == "index.html" or relative.endswith("/index.html")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -206,9 +222,17 @@ def _skip_reason(relative: str) -> str:
     return ""
 
 
-def _read_page(path: Path, relative: str, *, selectors: list[CSSSelector],
-               docs_dir: Path | None, directory_urls: bool, site_url: str | None) -> _Page | str:
-    """The page's content and facts, or why it is skipped."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Document:
+    """What a documentation page's HTML says of it, before its url is known."""
+
+    body: str
+    title: str
+    canonical: str
+
+
+def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _Document | str:
+    """The page's content, title and canonical link, or why it is skipped."""
     try:
         document = lxml.html.fromstring(path.read_bytes())
     except (OSError, lxml.etree.ParserError) as error:
@@ -218,7 +242,7 @@ def _read_page(path: Path, relative: str, *, selectors: list[CSSSelector],
         return "marked noindex"
     content = next((found[0] for selector in selectors if (found := selector(document))), None)
     if content is None:
-        return "no content element (pass --content-selector for this theme)"
+        return _NO_CONTENT
     for chrome in _CHROME(content):
         chrome.drop_tree()
     if "md-content__inner" in (content.get("class") or ""):
@@ -230,23 +254,28 @@ def _read_page(path: Path, relative: str, *, selectors: list[CSSSelector],
     body = (content.text or "") + "".join(
         lxml.html.tostring(child, encoding="unicode") for child in content
     )
+    canonical = document.xpath("//link[@rel='canonical']/@href")
+    return _Document(body, _title(document, content), canonical[0] if canonical else "")
+
+
+def _page(document: _Document, relative: str, *, docs_dir: Path | None, directory_urls: bool,
+          site_url: str | None) -> _Page | str:
+    """The page as the engine gave it (url, source, front matter), or why it is left out."""
     url = _page_url(relative, directory_urls)
     doc_name = _doc_name(url, relative)
     source, meta = _source(docs_dir, doc_name)
     reason = metadata_exclusion(meta)
     if reason:
         return reason
-    canonical = document.xpath("//link[@rel='canonical']/@href")
-    base = site_url if site_url is not None else _site_url(canonical[0] if canonical else "", url)
-    title = _title(document, content)
-    page = PageInput(html=body, source_path=source or f"{doc_name}.html", url=url, title=title,
-                     meta=meta)
+    base = site_url if site_url is not None else _site_url(document.canonical, url)
+    page = PageInput(html=document.body, source_path=source or f"{doc_name}.html", url=url,
+                     title=document.title, meta=meta)
     return _Page(page, base)
 
 
 def _page_url(relative: str, directory_urls: bool) -> str:
     """The page's url as its engine gives it: `guide/install/` or `guide/install.html`."""
-    if directory_urls and (relative == "index.html" or relative.endswith("/index.html")):
+    if directory_urls and _is_index(relative):
         return relative.removesuffix("index.html")
     return relative
 

@@ -71,6 +71,36 @@ def test_post_build_writes_the_same_files_with_any_number_of_processes(
     assert len(outputs["1"]) > 10 and outputs["1"] == outputs["3"]
 
 
+def test_post_build_of_a_folder_without_built_pages_fails_and_writes_nothing(
+        example_site: Path) -> None:
+    """The docs' source folder given by mistake: a clear error, and nothing written into it."""
+    before = sorted(example_site.rglob("*"))
+    result = CliRunner().invoke(main, ["site", str(example_site / "docs")])
+    assert result.exit_code != 0
+    assert "no built documentation page found" in result.output, result.output
+    assert "not the docs' sources" in result.output
+    assert sorted(example_site.rglob("*")) == before
+
+
+def test_a_stray_html_file_leaves_the_url_style_and_the_index_as_the_plugins(
+        example_site: Path) -> None:
+    """A theme override kept in docs_dir is copied into the site: a file without the theme's
+    content element is skipped (said with -v), and does not make directory urls look like
+    `.html` urls."""
+    site = build_mkdocs(example_site / "mkdocs.yml")
+    plugin = Index.load(site).records
+    (site / "overrides" / "partials").mkdir(parents=True)
+    (site / "overrides" / "partials" / "nav.html").write_text("<nav><a href='/'>Home</a></nav>")
+    result = CliRunner().invoke(main, ["site", str(site), "-v", "-j", "1", "--docs",
+                                       str(example_site / "docs"), "--output", "post.jsonl"])
+    assert result.exit_code == 0, result.output
+    assert "skipped: 404.html: not a documentation page" in result.output
+    assert "skipped: overrides/partials/nav.html: no content element" in result.output
+    post = Index.load(site, "post.jsonl").records
+    assert same_fields(post) == same_fields(plugin)
+    assert not any("index.html" in record["url"] for record in post)
+
+
 def test_post_build_of_material_keeps_every_invariant(example_site: Path) -> None:
     site = build_mkdocs(example_site / "mkdocs-material.yml")
     chunk_site(site, output="post.jsonl", formats=["native", "hepilot"])
