@@ -63,6 +63,7 @@ from mdchunk.tokens import TokenCounter, token_counter
 log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: File names of the indexes found in a site folder.
 NATIVE_INDEX = "chunks.jsonl"
@@ -949,6 +950,13 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
     read_only = ToolAnnotations.model_validate(
         {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
 
+    def tool(function: _F) -> _F:
+        """Register `function` as a read-only tool described by its docstring, on one line
+        (the indentation of a docstring would cost the assistant tokens)."""
+        description = " ".join((function.__doc__ or "").split())
+        registered: _F = server.tool(annotations=read_only, description=description)(function)
+        return registered
+
     def answer(ask: Callable[[Docs], _T]) -> _T:
         try:
             return ask(docs())
@@ -959,7 +967,7 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
         "A chunk id (doc:guide/install::ch1), a page id (doc:guide/install) or a url: "
         "guide/install/#linux, /guide/install/, or the site's absolute url."))]
 
-    @server.tool(annotations=read_only)
+    @tool
     def search_docs(
         query: Annotated[str, Field(description="What to look for, in words.")],
         limit: Annotated[int, Field(description=(
@@ -975,7 +983,7 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
         returned but listed in `omitted` with its tokens (read it with read_section)."""
         return answer(lambda d: d.search(query, limit=limit, max_tokens=max_tokens))
 
-    @server.tool(annotations=read_only)
+    @tool
     def read_section(
         id_or_url: reference,
         max_tokens: Annotated[int, Field(description=(
@@ -988,7 +996,7 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
         chunks left out are in omittedChunkIds, sectionTokens is what the whole needs)."""
         return answer(lambda d: d.read_section(id_or_url, max_tokens=max_tokens))
 
-    @server.tool(annotations=read_only)
+    @tool
     def read_page(
         url: reference,
         max_tokens: Annotated[int, Field(description=(
@@ -1001,7 +1009,7 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
         with read_section), partlyOmitted the url of a section cut in the middle."""
         return answer(lambda d: d.read_page(url, max_tokens=max_tokens))
 
-    @server.tool(annotations=read_only)
+    @tool
     def list_sections(url: reference) -> OutlineAnswer:
         """The outline of a page (any url or id on it names it): each section's title,
         breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
