@@ -246,6 +246,27 @@ def test_stale_sqlite_index_is_made_again(native_site: Path, tmp_path: Path) -> 
     assert read_sqlite(stale) == records(native_site)
 
 
+def test_a_site_built_again_is_loaded_again(native_site: Path, tmp_path: Path) -> None:
+    """The next call after chunks.jsonl changes answers from the new index; while the new
+    file cannot be read, the last index loaded answers."""
+    site = tmp_path / "site"
+    shutil.copytree(native_site, site)
+    live = LiveDocs(site, cache_dir=tmp_path / "cache")
+    first = live()
+    assert "guide/math/" in first.pages
+    kept = [r for r in records(native_site) if r["pageUrl"] != "guide/math/"]
+    jsonl = site / "chunks.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+    later = time.time() + 5
+    os.utime(jsonl, (later, later))
+    again = live()
+    assert again is not first and "guide/math/" not in again.pages
+    assert len(again.chunks) == len(kept)
+    jsonl.write_text("{not json\n", encoding="utf-8")
+    os.utime(jsonl, (later + 5, later + 5))
+    assert live() is again
+
+
 def test_read_only_site_gets_its_index_in_the_cache_folder(native_site: Path,
                                                            tmp_path: Path) -> None:
     """Where the site folder cannot be written, the SQLite index goes into --cache-dir."""
