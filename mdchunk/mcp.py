@@ -39,6 +39,7 @@ leaves the site folder is not read (the page is then served from its chunk texts
 
 import collections
 import dataclasses
+import functools
 import hashlib
 import logging
 import os
@@ -397,8 +398,9 @@ class Docs:
         kept = len(section.chunks)
         text, tokens = whole, whole_tokens
         if whole_tokens > max_tokens:
-            kept, text, tokens = self._longest_prefix(
-                [_join_spans(texts, section.chunks[:n]) for n in range(1, kept)], max_tokens)
+            kept, tokens = self._longest_prefix(
+                lambda n: _join_spans(texts, section.chunks[:n]), kept - 1, max_tokens)
+            text = _join_spans(texts, section.chunks[:kept])
             if kept == 0:
                 raise DocsError(
                     f"max_tokens={max_tokens} is below one chunk: the first chunk of "
@@ -428,29 +430,35 @@ class Docs:
                             source=texts.source)
         if page_tokens <= max_tokens:
             return answer
-        section_ends = [max(texts.spans[c.id][1] for c in s.chunks) for s in page.sections[:-1]]
-        kept, text, tokens = self._longest_prefix(
-            [texts.text[:end].rstrip() for end in section_ends], max_tokens)
-        cut_at = section_ends[kept - 1] if kept else 0
-        answer["cut"] = "section boundary"
-        if kept == 0:
-            chunk_ends = [texts.spans[c.id][1] for c in page.chunks[:-1]]
-            kept, text, tokens = self._longest_prefix(
-                [texts.text[:end].rstrip() for end in chunk_ends], max_tokens)
-            if kept == 0:
-                first = self.count(texts.text[:texts.spans[page.chunks[0].id][1]])
-                raise DocsError(f"max_tokens={max_tokens} is below one chunk: the first chunk "
-                                f"of {page.url or '/'} has {first} tokens; ask again with "
-                                f"max_tokens={first} or more (the whole page has {page_tokens})")
-            cut_at = chunk_ends[kept - 1]
-            answer["cut"] = "chunk boundary"
-        left_out = [s for s in page.sections if any(texts.spans[c.id][1] > cut_at
+        cut, end, text, tokens = self._cut_page(page, texts, max_tokens)
+        left_out = [s for s in page.sections if any(texts.spans[c.id][1] > end
                                                    for c in s.chunks)]
-        answer.update(text=text, tokens=tokens, truncated=True,
-                      omitted=[self._outline_entry(texts, s) for s in left_out])
-        if left_out and texts.spans[left_out[0].first.id][1] <= cut_at:
+        answer["text"], answer["tokens"], answer["cut"] = text, tokens, cut
+        answer["truncated"] = True
+        answer["omitted"] = [self._outline_entry(texts, s) for s in left_out]
+        if left_out and texts.spans[left_out[0].first.id][1] <= end:
             answer["partlyOmitted"] = left_out[0].url
         return answer
+
+    def _cut_page(self, page: Page, texts: PageText, max_tokens: int
+                  ) -> tuple[Literal["section boundary", "chunk boundary"], int, str, int]:
+        """Where a page too long for `max_tokens` is cut: after its last section that fits,
+        else after its last chunk that fits; the cut's kind, its offset in the page text, the
+        text before it (trailing blank lines dropped) and its tokens."""
+        section_ends = [max(texts.spans[c.id][1] for c in s.chunks) for s in page.sections]
+        chunk_ends = [texts.spans[c.id][1] for c in page.chunks]
+        cuts: tuple[tuple[Literal["section boundary", "chunk boundary"], list[int]], ...] = (
+            ("section boundary", section_ends), ("chunk boundary", chunk_ends))
+        for cut, ends in cuts:
+            kept, tokens = self._longest_prefix(
+                functools.partial(_text_up_to, texts.text, ends), len(ends), max_tokens)
+            if kept:
+                return cut, ends[kept - 1], _text_up_to(texts.text, ends, kept), tokens
+        first = self.count(texts.text[:chunk_ends[0]].rstrip())
+        raise DocsError(f"max_tokens={max_tokens} is below one chunk: the first chunk of "
+                        f"{page.url or '/'} has {first} tokens; ask again with "
+                        f"max_tokens={first} or more (the whole page has "
+                        f"{self.count(texts.text)})")
 
     def list_sections(self, url: str) -> OutlineAnswer:
         """The outline of the page named by `url` (any url or id on it)."""
@@ -479,21 +487,21 @@ class Docs:
                 return list(best.values())[:limit]
             wanted *= 4
 
-    def _longest_prefix(self, candidates: Sequence[str], max_tokens: int
-                        ) -> tuple[int, str, int]:
-        """How many of the growing `candidates` to keep: the last that fits `max_tokens`
-        (binary search, each candidate counted exactly), its text and its tokens; 0 when
-        none fits."""
-        low, high = 0, len(candidates)
-        best: tuple[int, str, int] = (0, "", 0)
-        while low < high:
+    def _longest_prefix(self, prefix: Callable[[int], str], most: int, max_tokens: int
+                        ) -> tuple[int, int]:
+        """The largest n in 1..`most` whose `prefix(n)` (a text growing with n) fits
+        `max_tokens`, and its tokens; (0, 0) when none fits. A binary search: each text it
+        tries is counted exactly, so the one it returns fits."""
+        low, high = 1, most
+        best = (0, 0)
+        while low <= high:
             middle = (low + high) // 2
-            tokens = self.count(candidates[middle])
+            tokens = self.count(prefix(middle))
             if tokens <= max_tokens:
-                best = (middle + 1, candidates[middle], tokens)
+                best = (middle, tokens)
                 low = middle + 1
             else:
-                high = middle
+                high = middle - 1
         return best
 
     def _outline_entry(self, texts: PageText, section: Section) -> OutlineEntry:
@@ -648,6 +656,11 @@ class Docs:
 def _check_budget(max_tokens: int) -> None:
     if max_tokens < 1:
         raise DocsError(f"max_tokens must be a positive number of tokens, not {max_tokens}")
+
+
+def _text_up_to(text: str, ends: Sequence[int], n: int) -> str:
+    """`text` up to the `n`th of the cut offsets `ends`, without its trailing blank lines."""
+    return text[:ends[n - 1]].rstrip()
 
 
 def _join_spans(texts: PageText, chunks: Sequence[Chunk]) -> str:
@@ -913,7 +926,7 @@ def _sdk() -> tuple[Any, type[Exception], int]:
         from mcp.server.mcpserver.exceptions import ToolError
         return MCPServer, ToolError, 2
     except ImportError:
-        from mcp.server.fastmcp import FastMCP
+        from mcp.server.fastmcp import FastMCP  # type: ignore[attr-defined, unused-ignore]
         from mcp.server.fastmcp.exceptions import ToolError as FastToolError
         return FastMCP, FastToolError, 1
 

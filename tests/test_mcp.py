@@ -506,6 +506,18 @@ def test_read_page_is_cut_at_a_chunk_boundary_when_no_section_fits(
     assert "below one chunk" in overlap.error("read_page", url="long/", max_tokens=20)
 
 
+@pytest.mark.parametrize("url", ["", "no-headings/", "guide/math/", "reference/huge-code/"])
+def test_page_budget_named_in_the_error_is_enough(native: Session, url: str) -> None:
+    """The budget a 'below one chunk' error asks for is exactly what returns the first chunk
+    (an assistant that follows the message is never refused again)."""
+    message = native.error("read_page", url=url, max_tokens=8)
+    assert "below one chunk" in message
+    needed = int(re.search(r"max_tokens=(\d+) or more", message).group(1))
+    page = native.ok("read_page", url=url, max_tokens=needed)
+    assert page["tokens"] <= needed and page["text"]
+    assert "below one chunk" in native.error("read_page", url=url, max_tokens=needed - 1)
+
+
 def test_list_sections_is_the_page_outline(native: Session, native_site: Path) -> None:
     url = "getting-started/install/"
     outline = native.ok("list_sections", url="getting-started/install/#macos")
