@@ -78,6 +78,9 @@ SEARCH_TOKENS = 2000
 SECTION_TOKENS = 4000
 PAGE_TOKENS = 8000
 
+#: Anchors an error about an unknown anchor names (list_sections gives them all).
+_ANCHORS_NAMED = 20
+
 #: Page texts kept in memory (read from disk again past that).
 _PAGE_TEXT_CACHE = 32
 
@@ -200,6 +203,7 @@ class Chunk:
     """The fields of a native chunk record the tools use."""
 
     id: str
+    page_id: str
     number: int
     url: str
     page_url: str
@@ -224,7 +228,8 @@ class Chunk:
             start, end = -1, -1  # no usable offsets: joined from chunk texts
         header_path = tuple(str(part) for part in record.get("headerPath") or ())
         return cls(
-            id=str(record["id"]), number=int(record.get("chunkNumber") or 0),
+            id=str(record["id"]), page_id=str(record.get("parentId") or ""),
+            number=int(record.get("chunkNumber") or 0),
             url=str(record.get("url") or ""), page_url=str(record.get("pageUrl") or ""),
             absolute_url=record.get("absoluteUrl") or None,
             title=str(record.get("sectionTitle") or ""),
@@ -336,6 +341,7 @@ class Docs:
             page.chunks.sort(key=lambda chunk: chunk.number)
         self.site_url = _site_url(self.chunks.values())
         self._aliases = _page_aliases(self.pages)
+        self._page_ids = {c.page_id: c.page_url for c in self.chunks.values() if c.page_id}
         self._texts: collections.OrderedDict[str, PageText] = collections.OrderedDict()
         self._lock = threading.Lock()
 
@@ -538,11 +544,10 @@ class Docs:
         reference = reference.strip()
         if reference in self.chunks:
             return self.chunks[reference]
+        if reference in self._page_ids:
+            return self.pages[self._page_ids[reference]]
         if reference.startswith("doc:"):
-            page = self._aliases.get(reference.removeprefix("doc:"))
-            if page is None or "::" in reference:
-                raise DocsError(f"no chunk or page has the id {reference!r} in this index")
-            return self.pages[page]
+            raise DocsError(f"no chunk or page has the id {reference!r} in this index")
         path, anchor = self._split_url(reference)
         page_url = self._page_url(path)
         if page_url is None:
@@ -552,10 +557,12 @@ class Docs:
             return self.pages[page_url]
         section = self.sections.get(f"{page_url}#{anchor}")
         if section is None:
-            known = ", ".join(f"#{s.url.partition('#')[2]}" for s in self.pages[page_url].sections
-                              if "#" in s.url)
+            anchors = [f"#{s.url.partition('#')[2]}" for s in self.pages[page_url].sections
+                       if "#" in s.url]
+            known = ", ".join(anchors[:_ANCHORS_NAMED]) + (
+                ", ..." if len(anchors) > _ANCHORS_NAMED else "")
             raise DocsError(f"page {page_url or '/'} has no section #{anchor}; its sections: "
-                            f"{known or '(none with an anchor)'}")
+                            f"{known or '(none with an anchor)'} (list_sections gives them all)")
         return section
 
     def _split_url(self, reference: str) -> tuple[str, str]:

@@ -473,6 +473,9 @@ def test_read_page_returns_the_page_markdown(native: Session, native_site: Path)
                      "doc:guide/configuration", "/guide/configuration",
                      "https://example.com/docs/guide/configuration/"):
         assert native.ok("read_page", url=spelling)["url"] == "guide/configuration/"
+    # a page id is its chunks' parentId, the home page's included
+    for record in records(native_site):
+        assert native.ok("list_sections", url=record["parentId"])["url"] == record["pageUrl"]
 
 
 def test_read_page_is_cut_at_a_section_boundary(native: Session, native_site: Path) -> None:
