@@ -517,6 +517,11 @@ class Docs:
             tokens=self.count(_join_spans(texts, section.chunks)), chunks=len(section.chunks),
             subHeaders=[h for chunk in section.chunks for h in chunk.sub_headers])
 
+    def home_page(self) -> Page | None:
+        """The site's home page (url `` or, from Sphinx, `index.html`), if it is indexed."""
+        url = self._aliases.get("")
+        return None if url is None else self.pages[url]
+
     def _absolute(self, url: str) -> str | None:
         return None if self.site_url is None else self.site_url + url
 
@@ -728,7 +733,8 @@ def _site_url(chunks: Any) -> str | None:
 def _page_aliases(pages: dict[str, Page]) -> dict[str, str]:
     """Every spelling of a page url that names it: `guide/install/`, `guide/install`,
     `guide/install/index.html`, `guide/install/index.md`; `guide/api.html`, `guide/api`,
-    `guide/api.md`; the home page as `` and `index.html`."""
+    `guide/api.md`; the home page as `` and `index.html` (Sphinx's `index.html` as ``
+    too)."""
     aliases: dict[str, str] = {}
     for url in pages:
         spellings = [url]
@@ -737,6 +743,9 @@ def _page_aliases(pages: dict[str, Page]) -> dict[str, str]:
         elif PurePosixPath(url).suffix in (".html", ".htm"):
             stem = str(PurePosixPath(url).with_suffix(""))
             spellings += [stem, f"{stem}/", f"{stem}.md"]
+            if PurePosixPath(stem).name == "index":  # Sphinx's index.html: its folder's page
+                folder = stem.removesuffix("index")
+                spellings += [folder, folder.rstrip("/")]
         else:
             spellings += [f"{url}/", f"{url}.html", f"{url}.md"]
         for spelling in spellings:
@@ -1053,7 +1062,7 @@ def run_server(server: Any, *, http: bool, host: str, port: int) -> None:
 def site_title(docs: Docs) -> str:
     """The home page's first heading (its nav title is often just "Home"), else its title,
     else the site folder's name."""
-    home = docs.pages.get("")
+    home = docs.home_page()
     if home is None:
         return docs.site.name
     first = home.chunks[0]

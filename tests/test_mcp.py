@@ -559,6 +559,44 @@ def test_every_id_and_url_returned_is_accepted_by_every_tool(native: Session) ->
         native.ok("list_sections", url=reference)
 
 
+def test_a_sphinx_site_is_served(tmp_path: Path) -> None:
+    """Sphinx's html builder names pages `install.html` and writes `install.md` beside them;
+    its home page is `index.html`, also named by `` and `/`."""
+    pytest.importorskip("sphinx")
+    from sphinx.application import Sphinx
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text('extensions = ["sphinx_mdchunk"]\n', encoding="utf-8")
+    (source / "index.rst").write_text(
+        "Handbook\n========\n\nWelcome.\n\n.. toctree::\n\n   install\n", encoding="utf-8")
+    (source / "install.rst").write_text(
+        "Install\n=======\n\nTwo ways.\n\nOn Linux\n--------\n\nUse the package manager "
+        "to install the beacon package.\n\nOn macOS\n--------\n\nUse Homebrew.\n",
+        encoding="utf-8")
+    out = tmp_path / "html"
+    Sphinx(str(source), str(source), str(out), str(tmp_path / "doctrees"), "html",
+           status=None, warning=None, freshenv=True).build()
+    docs = LiveDocs(out, cache_dir=tmp_path / "cache")()
+    home = docs.read_page("/")
+    assert home["url"] == "index.html" and home["source"] == "page markdown"
+    assert home["text"] == (out / "index.md").read_text(encoding="utf-8")
+    assert docs.read_section("install#on-macos")["url"] == "install.html#on-macos"
+    outline = docs.list_sections("install")["sections"]
+    assert [entry["url"] for entry in outline] == list(dict.fromkeys(
+        r["url"] for r in records(out) if r["pageUrl"] == "install.html"))
+    for entry in outline:
+        section = docs.read_section(entry["url"])
+        assert section["source"] == "page markdown"
+        assert section["text"] == section_span_of(out, entry["url"], "install.md")
+
+
+def section_span_of(site: Path, url: str, markdown: str) -> str:
+    chunks = [r for r in records(site) if r["url"] == url]
+    text = (site / markdown).read_text(encoding="utf-8")
+    return text[chunks[0]["charOffsets"]["charStart"]:chunks[-1]["charOffsets"]["charEnd"]]
+
+
 # --- bad input ---------------------------------------------------------------------------------
 
 
