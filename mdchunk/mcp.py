@@ -788,8 +788,11 @@ def prepare_index(target: Path, cache_dir: Path | None = None) -> IndexFiles:
             raise DocsError(_no_index_message(target))
     elif target.suffix in _SQLITE_SUFFIXES:
         return IndexFiles(target.parent, target, None, "found")
-    else:
+    elif target.suffix in (".jsonl", ".json"):
         site, jsonl, sqlite = target.parent, target, target.with_suffix(".sqlite")
+    else:
+        raise DocsError(f"{target} is not a chunk index: give the built site folder, its "
+                        f"{NATIVE_INDEX} or a {SQLITE_INDEX}")
     if not jsonl.is_file():
         return IndexFiles(site, sqlite, None, "found")
     if _holds_current(sqlite, jsonl):
@@ -857,6 +860,8 @@ def load_docs(target: Path, cache_dir: Path | None = None) -> tuple[Docs, IndexF
     """The Docs of `target` (see `prepare_index`), with the files they come from."""
     files = prepare_index(target, cache_dir)
     records = _read_records(files.sqlite)
+    if not records:
+        raise DocsError(f"{files.jsonl or files.sqlite} holds no chunk: nothing to serve")
     options = next(((r.get("metadata") or {}).get("chunkingOptions") or {} for r in records),
                    {})
     encoding = str(options.get("encoding") or "cl100k_base")

@@ -738,3 +738,10 @@ def test_a_folder_without_an_index_is_named(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["mcp", str(tmp_path)])
     assert result.exit_code == 1
     assert "no chunks.jsonl" in result.output and str(tmp_path / "site") in result.output
+    result = CliRunner().invoke(main, ["mcp", str(tmp_path / "site" / "chunks.jsonl")])
+    assert result.exit_code == 1 and "holds no chunk" in result.output
+    page = tmp_path / "site" / "index.md"
+    page.write_text("# Home\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["mcp", str(page)])
+    assert result.exit_code == 1 and "is not a chunk index" in result.output
+    assert not (tmp_path / "site" / "index.sqlite").exists()
