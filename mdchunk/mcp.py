@@ -552,12 +552,12 @@ class Docs:
         if reference in self._page_ids:
             return self.pages[self._page_ids[reference]]
         if reference.startswith("doc:"):
-            raise DocsError(f"no chunk or page has the id {reference!r} in this index")
+            raise DocsError(f"no chunk or page has the id {_shown(reference)} in this index")
         path, anchor = self._split_url(reference)
         page_url = self._page_url(path)
         if page_url is None:
-            raise DocsError(f"{reference!r} is not a page of this site, nor a chunk id; use the "
-                            "url or id of a search result, e.g. guide/install/#linux")
+            raise DocsError(f"{_shown(reference)} is not a page of this site, nor a chunk id; "
+                            "use the url or id of a search result, e.g. guide/install/#linux")
         if not anchor:
             return self.pages[page_url]
         section = self.sections.get(f"{page_url}#{anchor}")
@@ -566,15 +566,16 @@ class Docs:
                        if "#" in s.url]
             known = ", ".join(anchors[:_ANCHORS_NAMED]) + (
                 ", ..." if len(anchors) > _ANCHORS_NAMED else "")
-            raise DocsError(f"page {page_url or '/'} has no section #{anchor}; its sections: "
-                            f"{known or '(none with an anchor)'} (list_sections gives them all)")
+            raise DocsError(f"page {page_url or '/'} has no section #{anchor[:120]}; its "
+                            f"sections: {known or '(none with an anchor)'} (list_sections "
+                            "gives them all)")
         return section
 
     def _split_url(self, reference: str) -> tuple[str, str]:
         """A reference's site-relative path and anchor, both percent-decoded; refuses what
         would leave the site (`..`, backslashes, schemes other than the site's url)."""
         if "\x00" in reference or "\\" in reference:
-            raise DocsError(f"refused: {reference!r} is not a url of this site")
+            raise DocsError(f"refused: {_shown(reference)} is not a url of this site")
         scheme = re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", reference)
         if scheme or reference.startswith("//"):
             reference = self._strip_site_url(reference)
@@ -582,8 +583,8 @@ class Docs:
         path = urllib.parse.unquote(path.partition("?")[0])
         anchor = urllib.parse.unquote(anchor)
         if ".." in path.split("/"):
-            raise DocsError(f"refused: {reference!r} has a '..' segment; urls are relative to "
-                            "the site and cannot leave it")
+            raise DocsError(f"refused: {_shown(reference)} has a '..' segment; urls are "
+                            "relative to the site and cannot leave it")
         return path.lstrip("/"), anchor
 
     def _strip_site_url(self, reference: str) -> str:
@@ -595,7 +596,7 @@ class Docs:
             if (without_scheme + "/").startswith(base_rest):
                 return without_scheme[len(base_rest):]
         served = f" ({base})" if base else ""
-        raise DocsError(f"refused: {reference!r} is not a url of this site{served}; give a "
+        raise DocsError(f"refused: {_shown(reference)} is not a url of this site{served}; give a "
                         "site-relative url such as guide/install/#linux")
 
     def _page_url(self, path: str) -> str | None:
@@ -663,6 +664,12 @@ class Docs:
             if path.is_file():
                 return path
         return None
+
+
+def _shown(text: str, most: int = 120) -> str:
+    """`text` quoted for an error message, cut after `most` characters (an error must not
+    hand a long argument back to the assistant's context)."""
+    return repr(text if len(text) <= most else text[:most] + "...")
 
 
 def _check_budget(max_tokens: int) -> None:

@@ -616,13 +616,15 @@ BAD_CALLS = [
     ("read_page", {"url": "guide/excluded/"}, "not a page"),  # left out of the index
     ("read_page", {"url": "guide/math/", "max_tokens": 10}, "below one chunk"),
     ("list_sections", {"url": "empty/"}, "not a page"),  # a page with no chunks
+    ("read_page", {"url": "x" * 100_000}, "...' is not a page"),  # not echoed whole
 ]
 
 
 @pytest.mark.parametrize(("tool", "arguments", "said"), BAD_CALLS)
 def test_bad_input_is_a_tool_error(native: Session, tool: str, arguments: dict[str, Any],
                                    said: str) -> None:
-    assert said in native.error(tool, **arguments)
+    message = native.error(tool, **arguments)
+    assert said in message and len(message) < 2000
     assert native.ok("search_docs", query="beacon", limit=1)["results"]  # still serving
 
 
