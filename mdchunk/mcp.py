@@ -25,7 +25,8 @@ even the first chunk of the answer is refused with an error that says the budget
 The index. The server answers from the SQLite/FTS5 index `chunks.sqlite` (`mdchunk.sqlite`). A
 site built with `formats: [native]` has only `chunks.jsonl`: the SQLite index is then made from
 it, atomically, beside it; where the site folder cannot be written, in the user's cache folder
-(`$XDG_CACHE_HOME/mdchunk/mcp`, or `--cache-dir`), named after the index's path. An existing
+(`$XDG_CACHE_HOME/mdchunk/mcp`, or `--cache-dir`), under a name made of chunks.jsonl's path,
+size and modification time (the file of an earlier version is removed). An existing
 `chunks.sqlite` older than `chunks.jsonl` is used only when it holds the same records. When the
 index files change (the site was built again), the next tool call loads them again.
 
@@ -38,6 +39,7 @@ leaves the site folder is not read (the page is then served from its chunk texts
 """
 
 import collections
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -805,7 +807,7 @@ def prepare_index(target: Path, cache_dir: Path | None = None) -> IndexFiles:
     if _holds_current(sqlite, jsonl):
         return IndexFiles(site, sqlite, jsonl, "found")
     cached = _cache_file(jsonl, cache_dir)
-    if _holds_current(cached, jsonl):
+    if cached.is_file():
         return IndexFiles(site, cached, jsonl, "cache")
     records = _read_records(jsonl)
     try:
@@ -818,6 +820,7 @@ def prepare_index(target: Path, cache_dir: Path | None = None) -> IndexFiles:
     except OSError as error:
         raise DocsError(f"cannot write the SQLite index beside {jsonl} nor into {cached}: "
                         f"{error}; give a writable --cache-dir") from error
+    _remove_older_cache_files(cached)
     return IndexFiles(site, cached, jsonl, "cache")
 
 
@@ -843,14 +846,26 @@ def _holds_current(sqlite: Path, jsonl: Path) -> bool:
 
 
 def _cache_file(jsonl: Path, cache_dir: Path | None) -> Path:
-    """Where the SQLite index of a read-only site goes: the cache folder, named after the
-    real path of its chunks.jsonl (one file per site, replaced when the site changes)."""
+    """Where the SQLite index of a read-only site goes: the cache folder, under a name made
+    of the real path of its chunks.jsonl and that file's size and modification time, so that
+    a file of that name holds the index of this very chunks.jsonl."""
     folder = cache_dir
     if folder is None:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         folder = Path(base) / _CACHE_SUBFOLDER
     key = hashlib.sha256(str(jsonl.resolve()).encode("utf-8")).hexdigest()[:16]
-    return folder / f"{jsonl.stem}-{key}.sqlite"
+    status = jsonl.stat()
+    return folder / f"{jsonl.stem}-{key}-{status.st_size}-{status.st_mtime_ns}.sqlite"
+
+
+def _remove_older_cache_files(current: Path) -> None:
+    """Remove the cache files of earlier versions of the same chunks.jsonl: the same name
+    but for the size and modification time."""
+    same_site = current.name.rsplit("-", 2)[0]
+    for other in current.parent.glob(f"{same_site}-*.sqlite"):
+        if other != current and other.name.rsplit("-", 2)[0] == same_site:
+            with contextlib.suppress(OSError):
+                other.unlink()
 
 
 def _read_records(path: Path) -> list[dict[str, Any]]:

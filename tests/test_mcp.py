@@ -296,6 +296,16 @@ def test_read_only_site_gets_its_index_in_the_cache_folder(native_site: Path,
     [made] = cache.glob("*.sqlite")
     assert read_sqlite(made) == records(native_site)
     assert "cache folder" in (tmp_path / "server-stderr.txt").read_text(encoding="utf-8")
+    # the same chunks.jsonl is served from that file again; a changed one gets a new file,
+    # which replaces it (a folder in the way keeps the index from being written beside it)
+    assert LiveDocs(site, cache_dir=cache).files.sqlite == made
+    (site / "chunks.sqlite").mkdir()
+    (site / "chunks.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records(native_site)[:5]), encoding="utf-8")
+    live = LiveDocs(site, cache_dir=cache)
+    assert live.files.made == "cache" and len(live.docs.chunks) == 5
+    assert list(cache.glob("*.sqlite")) == [live.files.sqlite] != [made]
+    assert not [p for p in site.iterdir() if p.name.startswith(".chunks.sqlite")]
 
 
 # --- the tools ---------------------------------------------------------------------------------
