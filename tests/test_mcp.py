@@ -573,7 +573,7 @@ def test_a_sphinx_site_is_served(tmp_path: Path) -> None:
     """Sphinx's html builder names pages `install.html` and writes `install.md` beside them;
     its home page is `index.html`, also named by `` and `/`."""
     pytest.importorskip("sphinx")
-    from sphinx.application import Sphinx
+    from sphinx.cmd.build import build_main  # (keeps docutils' registries as they were)
 
     source = tmp_path / "src"
     source.mkdir()
@@ -585,8 +585,7 @@ def test_a_sphinx_site_is_served(tmp_path: Path) -> None:
         "to install the beacon package.\n\nOn macOS\n--------\n\nUse Homebrew.\n",
         encoding="utf-8")
     out = tmp_path / "html"
-    Sphinx(str(source), str(source), str(out), str(tmp_path / "doctrees"), "html",
-           status=None, warning=None, freshenv=True).build()
+    assert build_main(["-q", "-b", "html", str(source), str(out)]) == 0
     docs = LiveDocs(out, cache_dir=tmp_path / "cache")()
     home = docs.read_page("/")
     assert home["url"] == "index.html" and home["source"] == "page markdown"
