@@ -488,5 +488,43 @@ def sync_chroma_command(index: Path, store: Path, collection: str, model: Path |
                f"in {collection}", err=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# mdchunk mcp
+
+
+@main.command("mcp")
+@click.argument("site_or_index", type=click.Path(exists=True, path_type=Path))
+@click.option("--http", is_flag=True,
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on with --http. Any address but 127.0.0.1, ::1 or "
+                   "localhost exposes the docs to every machine that reaches it, with no "
+                   "authentication.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
+              help="Port to listen on with --http.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the SQLite index made from chunks.jsonl goes when the site folder "
+                   "cannot be written (default: $XDG_CACHE_HOME/mdchunk/mcp).")
+def mcp_command(site_or_index: Path, http: bool, host: str, port: int,
+                cache_dir: Path | None) -> None:
+    """Serve a built site's chunk index to AI assistants over MCP (stdio by default).
+
+    SITE_OR_INDEX is the built site folder (holding chunks.jsonl and the pages' Markdown), its
+    chunks.jsonl or a chunks.sqlite. Tools: search_docs, read_section, read_page,
+    list_sections. Without chunks.sqlite (formats: [native]) the SQLite index is made from
+    chunks.jsonl, beside it. Needs pip install 'mdchunk[mcp]'.
+    """
+    try:
+        from mdchunk.mcp import DocsError, serve
+    except ImportError as error:
+        raise click.ClickException(f"the MCP SDK is not installed ({error}): "
+                                   "pip install 'mdchunk[mcp]'") from error
+    try:
+        serve(site_or_index, http=http, host=host, port=port, cache_dir=cache_dir,
+              say=lambda line: click.echo(line, err=True))
+    except DocsError as error:
+        raise click.ClickException(str(error)) from error
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
