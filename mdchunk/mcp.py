@@ -22,7 +22,7 @@ fits (after its last chunk that fits where not even the first section does), and
 that do not fit what is left are left out whole and named in `omitted`. A budget that cannot hold
 even the first chunk of the answer is refused with an error that says the budget needed.
 
-The index. The server answers from the SQLite/FTS5 index `chunks.sqlite` (`mdchunk.sqlite`). A
+The index. The server answers from the SQLite/FTS5 index `chunks.sqlite` (`mdchunk.outputs.sqlite`). A
 site built with `formats: [native]` has only `chunks.jsonl`: the SQLite index is then made from
 it, atomically, beside it; where the site folder cannot be written, in the user's cache folder
 (`$XDG_CACHE_HOME/mdchunk/mcp`, or `--cache-dir`), under a name made of chunks.jsonl's path,
@@ -60,7 +60,7 @@ except ImportError:  # pragma: no cover - the MCP SDK depends on typing_extensio
     from typing import TypedDict
 
 from mdchunk._version import __version__
-from mdchunk.sqlite import Hit, fts_query, read_index, read_sqlite, search, write_sqlite
+from mdchunk.outputs.sqlite import Hit, fts_query, read_index, read_sqlite, search, write_sqlite
 from mdchunk.tokens import TokenCounter, token_counter
 
 log = logging.getLogger(__name__)

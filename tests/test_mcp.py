@@ -33,7 +33,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from mdchunk.cli import main
 from mdchunk.mcp import LiveDocs
-from mdchunk.sqlite import read_sqlite, search
+from mdchunk.outputs.sqlite import read_sqlite, search
 from mdchunk.tokens import tiktoken_counter
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
 
@@ -235,7 +235,7 @@ def test_stale_sqlite_index_is_made_again(native_site: Path, tmp_path: Path) -> 
     site = tmp_path / "site"
     shutil.copytree(native_site, site)
     stale = site / "chunks.sqlite"
-    from mdchunk.sqlite import write_sqlite
+    from mdchunk.outputs.sqlite import write_sqlite
 
     write_sqlite(stale, records(native_site)[:3])
     old = time.time() - 3600
