@@ -22,7 +22,8 @@ fits (after its last chunk that fits where not even the first section does), and
 that do not fit what is left are left out whole and named in `omitted`. A budget that cannot hold
 even the first chunk of the answer is refused with an error that says the budget needed.
 
-The index. The server answers from the SQLite/FTS5 index `chunks.sqlite` (`mdchunk.outputs.sqlite`). A
+The index. The server answers from the SQLite/FTS5 index `chunks.sqlite`
+(`mdchunk.outputs.sqlite`). A
 site built with `formats: [native]` has only `chunks.jsonl`: the SQLite index is then made from
 it, atomically, beside it; where the site folder cannot be written, in the user's cache folder
 (`$XDG_CACHE_HOME/mdchunk/mcp`, or `--cache-dir`), under a name made of chunks.jsonl's path,
