@@ -565,7 +565,8 @@ def test_preamble_links_are_their_own_chunk() -> None:
     ("## Mixed\n\nWords.\n\n```python\nprint(1)\n```", "mixed", "/Mixed"),
     ("## Both\n\n```python\nprint(1)\n```\n\n| a |\n|---|\n| 1 |", "mixed", "/Both"),
     ("## Prose\n\nWords.\n\n- a list", "section", "/Prose"),
-    ("Only words on a page without headings.", "text", ""),
+    # seed 000: content before the first heading is preamble, on a page without any too
+    ("Only words on a page without headings.", "preamble", "/__preamble__"),
 ])
 def test_markdown_chunker_content_type(text: str, expected: str, path: str) -> None:
     [record] = markdown_chunker_records(chunk_page(text))

@@ -2,15 +2,16 @@
 
 Rules where the seed leaves a choice:
 
-- `content_type`: "preamble" for a chunk before the first heading of a page that has headings;
+- `content_type`: "preamble" for a chunk before the first heading of a page (all of a page
+  without headings: the seed treats content before the first heading as preamble);
   "code" / "table" when everything but the headings is code blocks / tables; "mixed" when code
   or tables come with other content (or with each other); otherwise (prose only) "section" when
   the chunk starts with its section's heading, "text" when it does not (the continuation of a
-  split section, a page without headings).
+  split section).
 - `header_path`: the seed's rule: the heading titles from the top of the page down to and
   including the first heading in the chunk, joined as "/A/B"; for a chunk without a heading,
   the path of the section it lies in (so every chunk of a section shares it); "/__preamble__"
-  for a preamble; "" on a page without headings. It differs from the native headerPath (the
+  for a preamble. It differs from the native headerPath (the
   section the chunk starts in) only for a chunk that starts inside one section and holds the
   heading of the next, as when a small section merged into the end of its left neighbour.
 - `sub_headers`: the chunk's headings after that first one, kept when deeper than it, or at its
@@ -42,9 +43,9 @@ STRATEGY = "structural"
 """mdchunk always cuts along the heading tree."""
 
 
-def content_type(chunk: Chunk, *, page_has_headings: bool = True) -> ContentType:
+def content_type(chunk: Chunk) -> ContentType:
     """text, code, table, mixed, preamble or section (see the module docstring)."""
-    if not chunk.header_path and page_has_headings:
+    if not chunk.header_path:
         return "preamble"
     kinds = set(chunk.block_types) - {"heading"}
     if kinds == {"code"}:
@@ -63,12 +64,10 @@ def starts_with_heading(chunk: Chunk) -> bool:
     return chunk.text.startswith("#" * chunk.header_depths[-1] + " ")
 
 
-def header_path(chunk: Chunk, *, page_has_headings: bool = True) -> str:
-    """`/A/B` (see the module docstring), `/__preamble__`, or "" on a page without headings."""
+def header_path(chunk: Chunk) -> str:
+    """`/A/B` (see the module docstring), or `/__preamble__`."""
     path, _, _ = _structure(chunk)
-    if path:
-        return "/" + "/".join(path)
-    return PREAMBLE_PATH if page_has_headings else ""
+    return "/" + "/".join(path) if path else PREAMBLE_PATH
 
 
 def sub_headers(chunk: Chunk) -> list[str]:
@@ -100,17 +99,17 @@ def _structure(chunk: Chunk) -> tuple[tuple[str, ...], tuple[int, ...], list[tup
     return path, depths, later
 
 
-def markdown_chunker_record(chunk: Chunk, *, page_has_headings: bool = True) -> Record:
-    """The record of one chunk; pass whether its page has any heading."""
+def markdown_chunker_record(chunk: Chunk) -> Record:
+    """The record of one chunk."""
     features, flags = chunk.features, chunk.flags
     metadata: dict[str, Any] = {
         "chunk_index": chunk.chunk_number,
-        "content_type": content_type(chunk, page_has_headings=page_has_headings),
+        "content_type": content_type(chunk),
         "has_code": features.code_blocks > 0,
         "strategy": STRATEGY,
         "start_line": chunk.start_line,
         "end_line": chunk.end_line,
-        "header_path": header_path(chunk, page_has_headings=page_has_headings),
+        "header_path": header_path(chunk),
         "sub_headers": sub_headers(chunk),
         "small_chunk": flags.small_chunk,
         "allow_oversize": flags.allow_oversize,
@@ -144,9 +143,7 @@ def markdown_chunker_record(chunk: Chunk, *, page_has_headings: bool = True) -> 
 
 def markdown_chunker_records(page: ChunksLike) -> list[Record]:
     """The records of one page's chunks, in order."""
-    chunks = chunks_of(page)
-    headed = any(chunk.header_path for chunk in chunks)
-    return [markdown_chunker_record(chunk, page_has_headings=headed) for chunk in chunks]
+    return [markdown_chunker_record(chunk) for chunk in chunks_of(page)]
 
 
 def _overlap(chunk: Chunk) -> dict[str, Any]:
