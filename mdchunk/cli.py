@@ -21,11 +21,16 @@ from mdchunk.errors import MdChunkError, OptionError
 _OUTPUT_KEYS = ("output", "formats", "write_markdown", "exclude", "site_url", "enabled")
 
 
+#: The flags of options whose name is not the flag's.
+_FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'"}
+
+
 def _fail(error: Exception) -> click.ClickException:
     """A click error for a core error: bad options name the option."""
     if isinstance(error, OptionError):
-        flag = "--" + error.option.split(".")[0].replace("_", "-")
-        return click.BadParameter(error.message, param_hint=f"'{flag}' ({error.option})")
+        option = error.option.split(".")[0]
+        flag = _FLAGS.get(option, "'--" + option.replace("_", "-") + "'")
+        return click.BadParameter(error.message, param_hint=f"{flag} ({error.option})")
     return click.ClickException(str(error))
 
 
@@ -251,6 +256,29 @@ class _nullbar:  # noqa: N801 - stands in for click.progressbar
 # mdchunk query / stats
 
 
+def _searchable(index: Path) -> Path:
+    """The index file to search: `index`, or in a folder its chunks.sqlite, else chunks.jsonl."""
+    if not index.is_dir():
+        return index
+    sqlite = index / "chunks.sqlite"
+    return sqlite if sqlite.is_file() or not (index / "chunks.jsonl").is_file() else (
+        index / "chunks.jsonl")
+
+
+def _search(path: Path, question: str, k: int) -> list[Any]:
+    """`search` over an SQLite index, or over one made for the occasion from JSON records."""
+    import tempfile
+
+    from mdchunk.outputs.sqlite import read_index, search, write_sqlite
+
+    if path.suffix in (".sqlite", ".db", ".sqlite3"):
+        return search(path, question, k)
+    with tempfile.TemporaryDirectory(prefix="mdchunk-query-") as folder:
+        database = Path(folder) / "chunks.sqlite"
+        write_sqlite(database, read_index(path))
+        return search(database, question, k)
+
+
 # ---------------------------------------------------------------------------------------------
 # mdchunk site
 
@@ -315,20 +343,21 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
               help="How many chunks to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
 def query(index: Path, question: str, k: int, as_json: bool) -> None:
-    """Search INDEX (a chunks.sqlite, or the folder holding it) for QUESTION.
+    """Search INDEX (a chunks.sqlite or chunks.jsonl, or the folder holding it) for QUESTION.
 
     Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
-    and titles weigh more than in body text).
+    and titles weigh more than in body text). A chunks.jsonl is indexed on the fly; for
+    repeated searches, write chunks.sqlite at build time (`formats: [native, sqlite]`).
     """
     import sqlite3
 
-    from mdchunk.outputs.sqlite import search
-
-    path = _index_file(index, "chunks.sqlite")
+    path = _searchable(index)
     try:
-        hits = search(path, question, k)
-    except (sqlite3.Error, OSError) as error:
-        raise click.ClickException(f"{path}: cannot search: {error}") from error
+        hits = _search(path, question, k)
+    except (sqlite3.Error, OSError, ValueError) as error:
+        raise click.ClickException(
+            f"{path}: cannot search: {error}; give a chunks.sqlite (formats: [native, sqlite]) "
+            "or a native chunks.jsonl") from error
     if as_json:
         click.echo(json.dumps([hit.as_dict() for hit in hits], ensure_ascii=False, indent=2))
         return

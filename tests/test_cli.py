@@ -189,9 +189,24 @@ def test_query_prints_breadcrumb_url_and_score(site: Path, tmp_path: Path) -> No
     assert set(hits[0]) == {"id", "url", "breadcrumb", "title", "score", "text"}
 
 
-def test_query_needs_an_sqlite_index(index: Path) -> None:
-    result = run("query", index, "anything")
+def test_query_searches_a_jsonl_index_as_its_sqlite_one(site: Path, tmp_path: Path) -> None:
+    """`mdchunk query site/chunks.jsonl` (what a default build writes) answers, with the hits
+    of the SQLite index; a file that is neither says what to give it."""
+    chunk(site, tmp_path / "out", "-f", "native", "-f", "sqlite")
+    out = tmp_path / "out"
+    from_sqlite = json.loads(run("query", out / "chunks.sqlite", "token bucket", "--json").stdout)
+    from_jsonl = json.loads(run("query", out / "chunks.jsonl", "token bucket", "--json").stdout)
+    assert from_sqlite and from_jsonl == from_sqlite
+    (out / "notes.txt").write_text("not an index")
+    result = run("query", out / "notes.txt", "anything")
     assert result.exit_code == 1 and "cannot search" in result.output
+    assert "chunks.sqlite (formats: [native, sqlite])" in result.output
+
+
+def test_a_bad_format_names_the_flag_users_typed(site: Path, tmp_path: Path) -> None:
+    result = run("chunk", site / "docs", "-o", tmp_path / "out", "-f", "jsonl")
+    assert result.exit_code == 2
+    assert "'-f' / '--format'" in result.output and "'--formats'" not in result.output
 
 
 def test_stats(index: Path) -> None:
