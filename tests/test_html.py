@@ -1288,3 +1288,18 @@ def test_links_that_are_no_urls_are_kept_as_written() -> None:
     page = parse_html('<p><a href="http://[x">open</a> <img src="https://[::1 y" alt="img"> '
                       '<a href="/ok">fine</a></p>', page_url="guide/")
     assert page.markdown == "[open](http://[x) ![img](https://[::1%20y) [fine](/ok)"
+
+
+@pytest.mark.parametrize("tag", ["p", "h2", "h3", "h5"])
+def test_a_rubric_is_a_paragraph_whatever_its_tag(tag: str) -> None:
+    """Sphinx writes a rubric as `<p class="rubric">` in one build and as a heading tag in
+    another: a rubric starts no section, so every build gives the same blocks."""
+    def page_with(rubric: str) -> ParsedPage:
+        return parse_html(f'<h2 id="usage">Usage</h2><p>Call it.</p><{rubric} class="rubric" '
+                          f'id="r">Notes</{rubric}><p>Mind the rate.</p>')
+
+    page, as_paragraph = page_with(tag), page_with("p")
+    assert page == as_paragraph
+    assert [block.kind for block in page.blocks] == ["heading", "paragraph", "paragraph",
+                                                     "paragraph"]
+    assert "Notes" in page.markdown and "## Notes" not in page.markdown

@@ -136,7 +136,7 @@ class BlockRenderer:
         """Write one block-level element (nothing if it is dropped or left out)."""
         tag = element.tag
         level = HEADINGS.get(tag)
-        if level:
+        if level and not _is_rubric(element):
             self._heading(element, level, top=top, tight=tight)
             return
         names = kept_classes(element)
@@ -152,7 +152,7 @@ class BlockRenderer:
                     tight: bool) -> None:
         """Write a block-level element as what its tag and classes say it is."""
         tag = element.tag
-        if tag in {"p", "figcaption", "caption", "summary"}:
+        if tag in {"p", "figcaption", "caption", "summary"} or _is_rubric(element):
             self._paragraph(element, top=top, tight=tight)
         elif tag in {"ul", "ol", "menu"}:
             self._list(element, tight=tight)
@@ -489,3 +489,10 @@ def _pipe_table(rows: list[list[str]], aligns: list[str], has_header: bool) -> s
         if index == 0:
             lines.append("| " + " | ".join(aligns[:width]) + " |")
     return "\n".join(lines)
+
+
+def _is_rubric(element: _Element) -> bool:
+    """Whether `element` is a rubric: a heading-like label that starts no section. Sphinx
+    writes one as `<p class="rubric">` or as a heading tag, depending on the build; both are
+    a paragraph here, so every build gives the same chunks."""
+    return "rubric" in (element.get("class") or "").split()
