@@ -313,6 +313,29 @@ def test_page_list_page_and_chunk_record(example_inspector: tuple[Path, list[Pag
 
 
 @browser_test
+def test_counts_read_as_the_builds_and_ids_open_their_page(
+        example_inspector: tuple[Path, list[PageChunks]], open_page: Any) -> None:
+    """The summary counts pages as the build does (an empty page has no chunk), counts read
+    in the singular where there is one, and an id from the index in the address opens it."""
+    index, pages = example_inspector
+    tab = open_page
+    tab.goto(index.as_uri())
+    with_chunks = sum(bool(page.chunks) for page in pages)
+    assert with_chunks < len(pages)  # the example site has an empty page
+    summary = tab.locator("#summary").text_content()
+    assert summary.startswith(f"{with_chunks} pages · "), summary
+    single = next(page for page in pages if len(page.chunks) == 1)
+    entry = tab.locator(f'#page-list li[data-path="{single.source_path}"]')
+    assert "1 chunk" in entry.text_content() and "1 chunks" not in entry.text_content()
+    page = configuration(pages)
+    tab.goto(f"{index.as_uri()}#{page.chunks[0].parent_id}")
+    assert tab.locator("#page-view .page-head h2").text_content() == page.chunks[0].file_title
+    chosen = page.chunks[1]
+    tab.goto(f"{index.as_uri()}#{chosen.id}")
+    assert shown_record(tab) == native(chosen)
+
+
+@browser_test
 def test_chunk_links_open_the_site(example_inspector: tuple[Path, list[PageChunks]],
                                    open_page: Any) -> None:
     index, pages = example_inspector

@@ -25,6 +25,7 @@
   };
   const chunkById = new Map(); // record id -> {page, chunk}
   const pageByPath = new Map(); // sourcePath -> page
+  const pageById = new Map(); // page id (the chunks' parentId, `doc:guide/install`) -> page
   const searchText = new WeakMap(); // chunk -> lower-cased text and breadcrumb
 
   /* ---- DOM helpers: text always goes through text nodes ---- */
@@ -58,6 +59,9 @@
   }
 
   const number = (value) => value.toLocaleString("en-US");
+  /** `1 chunk`, `3 chunks`: a count with its noun. */
+  const counted = (value, noun) => `${typeof value === "number" ? number(value) : value} ${noun}` +
+    (value === 1 ? "" : "s");
 
   /* ---- the data ---- */
 
@@ -156,9 +160,10 @@
         el("span", "page-title", page.title),
         el("span", "page-path", page.sourcePath),
         el("span", "badges",
-          el("span", "badge", `${count} chunks`),
+          el("span", "badge", counted(count, "chunk")),
           page.warnings.length
-            ? el("span", "badge badge-warning", `${page.warnings.length} warnings`) : null));
+            ? el("span", "badge badge-warning", counted(page.warnings.length, "warning"))
+            : null));
       if (page.warnings.length) anchor.title = page.warnings.join("\n");
       const item = el("li", page === state.page ? "current" : "", anchor);
       item.dataset.path = page.sourcePath;
@@ -185,7 +190,7 @@
       el("p", "page-facts",
         el("code", null, page.sourcePath), " · ",
         siteLink(siteHref(page.url), "open page in the site"), " · ",
-        `${page.chunks.length} chunks, ${number(pageTokens)} tokens`)));
+        `${counted(page.chunks.length, "chunk")}, ${counted(pageTokens, "token")}`)));
     if (page.warnings.length) {
       view.append(el("ul", "warnings", ...page.warnings.map((text) => el("li", null, text))));
     }
@@ -303,8 +308,10 @@
       chunks += page.chunks.length;
       for (const chunk of page.chunks) total += tokens(chunk);
     }
-    $("summary").textContent = `${data.pages.length} pages · ${number(chunks)} chunks · ` +
-      `${number(total)} tokens · max_tokens ${data.maxTokens}`;
+    // As the build counts them: pages with chunks (an empty page has none).
+    const pages = data.pages.filter((page) => page.chunks.length).length;
+    $("summary").textContent = `${counted(pages, "page")} · ${counted(chunks, "chunk")} · ` +
+      `${counted(total, "token")} · max_tokens ${data.maxTokens}`;
   }
 
   /** The histogram's bins: 16 up to max_tokens (the last ends exactly there), as many of the same
@@ -429,6 +436,10 @@
       ({ page, chunk } = chunkById.get(hash.slice(6)));
     } else if (hash.startsWith("page=") && pageByPath.has(hash.slice(5))) {
       page = pageByPath.get(hash.slice(5));
+    } else if (chunkById.has(hash)) { // a chunk id as the index writes it: #doc:api::ch2
+      ({ page, chunk } = chunkById.get(hash));
+    } else if (pageById.has(hash)) { // a page id: #doc:api
+      page = pageById.get(hash);
     } else if (!page) {
       page = data.pages.find((candidate) => candidate.chunks.length) || data.pages[0] || null;
     }
@@ -462,7 +473,10 @@
     }
     for (const page of data.pages) {
       pageByPath.set(page.sourcePath, page);
-      for (const chunk of page.chunks) chunkById.set(chunk.record.id, { page, chunk });
+      for (const chunk of page.chunks) {
+        chunkById.set(chunk.record.id, { page, chunk });
+        pageById.set(chunk.record.parentId, page);
+      }
     }
     renderSummary();
     renderHistogram();
