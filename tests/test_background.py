@@ -58,16 +58,15 @@ def test_a_small_site_starts_no_process_and_a_large_one_does(
     monkeypatch.setattr(session, "available_cores", lambda: 2)
     before = set(multiprocessing.active_children())
     small = _pages(3)
-    assert sum(len(page.html) for page in small) < session.WORKER_AFTER_BYTES
     builder = IndexBuilder(BuildSettings(), site_dir=tmp_path / "small")
     for page in small:
         builder.add_page(page, markdown_path=f"{page.url}index.md")
     assert set(multiprocessing.active_children()) == before
     builder.finish([page.source_path for page in small])
-    monkeypatch.setattr(session, "WORKER_AFTER_BYTES", len(small[0].html) + 1)
+    monkeypatch.setattr(session, "WORKER_AFTER_SECONDS", 0.0)
     for page in _pages(3, words=201):
         builder.add_page(page, markdown_path=f"{page.url}index.md")
-    assert set(multiprocessing.active_children()) - before  # started by the second page
+    assert set(multiprocessing.active_children()) - before  # past the time: a worker chunks
     summary = builder.finish([page.source_path for page in small])
     builder.close()
     assert len(summary.pages) == 3 and all(page.chunks >= 2 for page in summary.pages)

@@ -43,10 +43,10 @@ from mdchunk.tokens import counter_name, token_counter
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
 
-WORKER_AFTER_BYTES = 2_000_000
-"""Rendered HTML chunked in the build's own process before a worker process is started, when
-the number of workers is left to mdchunk: starting one costs more than a small site's chunking
-(`benchmarks/RESULTS.md`)."""
+WORKER_AFTER_SECONDS = 0.25
+"""Seconds of chunking in the build's own process after which a worker process is started,
+when the number of workers is left to mdchunk: starting one (a process that imports mdchunk
+and loads the tokenizer) costs about that much, more than a small site's whole chunking."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -125,7 +125,6 @@ class _ThisBuild:
     written: int = 0
     lacking: list[str] = dataclasses.field(default_factory=list)
     pending: dict[str, _Pending] = dataclasses.field(default_factory=dict)
-    inline_bytes: int = 0
 
 
 class IndexBuilder:
@@ -162,6 +161,7 @@ class IndexBuilder:
         self._chunker: Chunker | None = None
         self._pool: WorkerPool | None = None
         self._pointers: dict[str, Listed] | None = None
+        self._inline_seconds = 0.0  # spent chunking in this process (see WORKER_AFTER_SECONDS)
 
     # -- the three verbs ------------------------------------------------------------------------
 
@@ -308,8 +308,7 @@ class IndexBuilder:
             return True
         workers = self.settings.workers
         if workers is None:
-            self.build.inline_bytes += len(page.html)
-            if available_cores() < 2 or self.build.inline_bytes <= WORKER_AFTER_BYTES:
+            if available_cores() < 2 or self._inline_seconds <= WORKER_AFTER_SECONDS:
                 return False
             workers = 1
         if workers == 0:
@@ -320,6 +319,7 @@ class IndexBuilder:
         return True
 
     def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
+        began = time.perf_counter()
         chunker = self._inline_chunker()
         chunker.site_url = site_url
         try:
@@ -327,6 +327,8 @@ class IndexBuilder:
         except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
             self._cannot_chunk(page.source_path, error)
             return
+        finally:
+            self._inline_seconds += time.perf_counter() - began
         self.build.fresh.append(page.source_path)
         self._keep(page.source_path, dataclasses.replace(held, output=self._stored(held.key,
                                                                                    output)))
