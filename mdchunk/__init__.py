@@ -1,9 +1,9 @@
 """mdchunk: chunk a documentation site along its heading tree while it builds.
 
-The core is engine-neutral: `Chunker.chunk_page` takes a rendered page (HTML and its facts) and
-returns its chunks; the writers put them next to the site. The MkDocs plugin
-(`mkdocs_mdchunk`) and the Sphinx extension only translate their engine's events into calls to
-this API.
+The core is engine-neutral. `Chunker.chunk_page` takes a rendered page (HTML and its facts) and
+returns its chunks; `IndexBuilder` is one build of a site: pages in, every output written next
+to the site at its finish. The MkDocs plugin (`mkdocs_mdchunk`), the Sphinx extension and the
+`mdchunk` command only translate their engine's events into calls to it.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
 from mdchunk.outputs.formats import write_profiles
 from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
 from mdchunk.profiles import PROFILES
+from mdchunk.session import BuildSettings, BuildSummary, IndexBuilder
 from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter, token_counter
 
 if TYPE_CHECKING:
@@ -29,11 +30,14 @@ __all__ = [
     "PROFILES",
     "AdaptiveSizing",
     "Block",
+    "BuildSettings",
+    "BuildSummary",
     "Chunk",
     "ChunkOptions",
     "Chunker",
     "Features",
     "Flags",
+    "IndexBuilder",
     "MdChunkError",
     "OptionError",
     "PageChunks",
