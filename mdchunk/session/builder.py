@@ -250,7 +250,8 @@ class IndexBuilder:
         self._collect()
         waited = time.perf_counter() - waited
         build = self.build
-        for source in [source for source in self.pages if source not in order]:
+        in_site = set(order)
+        for source in [source for source in self.pages if source not in in_site]:
             del self.pages[source]  # removed from the site
         sources = [source for source in order if source in self.pages]
         writing = StageTimer()
