@@ -764,7 +764,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             results.chunk_sets[name] = chunks
             evaluate(corpus, chunks, retrievers, results.scores, log)
             if len(settings) > 1:
-                evaluate(corpus, setting_chunks(corpus, encoding), retrievers,
+                results.setting_sets[name] = setting_chunks(corpus, encoding)
+                evaluate(corpus, results.setting_sets[name], retrievers,
                          results.setting_scores, log)
     print(f"machine: {machine()}")
     print(f"packages: {versions()}")
@@ -781,6 +782,8 @@ class Results:
     chunk_sets: dict[str, list[Chunks]] = dataclasses.field(default_factory=dict)
     """Each corpus's chunks, chunker by chunker."""
     scores: Scores = dataclasses.field(default_factory=dict)
+    setting_sets: dict[str, list[Chunks]] = dataclasses.field(default_factory=dict)
+    """Each corpus's chunks of every mdchunk setting."""
     setting_scores: Scores = dataclasses.field(default_factory=dict)
     """The scores of mdchunk's settings."""
     notes: list[str] = dataclasses.field(default_factory=list)
@@ -822,7 +825,9 @@ def report(args: argparse.Namespace, results: Results) -> None:
             settings_rows = setting_scores.get(retriever, {}).get(variant)
             if settings_rows:
                 print(f"\nmdchunk settings ({retriever}, queries {variant}):\n")
-                print(metric_table(settings_rows, included))
+                print(metric_table(settings_rows, included, {
+                    name: sum(sizes_of(results.setting_sets, name, included))
+                    for name in settings_rows}))
                 print()
                 print(best_settings(settings_rows, included))
     if notes:
