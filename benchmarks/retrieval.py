@@ -605,20 +605,22 @@ def metric_table(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]],
 
 
 def difference_table(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]],
-                     corpora: Sequence[str], bootstrap: PairedBootstrap) -> str:
-    """A Markdown table of mdchunk (embedText) minus each other chunker, per metric, with
-    paired bootstrap 95% intervals."""
-    reference = rows[REFERENCE]
-    header = ["mdchunk embedText minus", *METRICS]
+                     corpora: Sequence[str], bootstrap: PairedBootstrap, *,
+                     reference: str = REFERENCE, reference_first: bool = True) -> str:
+    """A Markdown table of the paired differences between `reference` and each other row,
+    per metric, with bootstrap 95% intervals: reference minus row (`reference_first`), or row
+    minus reference."""
+    header = [f"{reference} minus" if reference_first else f"minus {reference}", *METRICS]
     lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
     for name, per_corpus in rows.items():
-        if name == REFERENCE:
+        if name == reference:
             continue
         cells = [name]
         for metric in METRICS:
-            point, low, high = bootstrap.interval(
-                {c: reference[c][metric] for c in corpora},
-                {c: per_corpus[c][metric] for c in corpora})
+            ours = {c: rows[reference][c][metric] for c in corpora}
+            theirs = {c: per_corpus[c][metric] for c in corpora}
+            point, low, high = (bootstrap.interval(ours, theirs) if reference_first
+                                else bootstrap.interval(theirs, ours))
             cells.append(f"{point:+.3f} [{low:+.3f}, {high:+.3f}]")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -828,6 +830,9 @@ def report(args: argparse.Namespace, results: Results) -> None:
                 print(metric_table(settings_rows, included, {
                     name: sum(sizes_of(results.setting_sets, name, included))
                     for name in settings_rows}))
+                print()
+                print(difference_table(settings_rows, included, bootstrap,
+                                       reference="default embedText", reference_first=False))
                 print()
                 print(best_settings(settings_rows, included))
     if notes:
