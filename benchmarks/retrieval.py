@@ -709,8 +709,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--min-queries", type=int, default=20,
                         help="corpora with fewer queries are shown but not macro-averaged")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
-    parser.add_argument("--cache", type=Path,
-                        default=Path.home() / ".cache" / "mdchunk-retrieval",
+    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "mdchunk-retrieval"),
                         help="folder of cached embeddings ('' for none)")
     parser.add_argument("--quick", action="store_true",
                         help=f"corpora {', '.join(QUICK_CORPORA)}, mdchunk's default setting "
@@ -750,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "bm25" in args.retriever:
         retrievers.append(Bm25())
     if "dense" in args.retriever:
-        retrievers.append(Dense(args.cache if str(args.cache) else None))
+        retrievers.append(Dense(Path(args.cache) if args.cache else None))
 
     results = Results(notes=notes)
     with tempfile.TemporaryDirectory() as folder:
@@ -793,51 +792,61 @@ class Results:
 
 def report(args: argparse.Namespace, results: Results) -> None:
     """Print every table: queries per corpus, chunks per chunker, then per retriever and query
-    variant the macro means, the paired differences and the per-corpus figures; then mdchunk's
+    variant the macro means, the paired differences and the per-corpus figures, and mdchunk's
     settings."""
-    corpora, chunk_sets = results.corpora, results.chunk_sets
-    scores, setting_scores, notes = results.scores, results.setting_scores, results.notes
     print()
     print("## Queries\n")
-    print("| corpus | pages | written | link-removed | seen and left out |")
-    print("|---|---|---|---|---|")
+    print(queries_table(results.corpora))
+    print("\n## Chunks (all corpora)\n")
+    print(chunk_table(results.chunk_sets))
+    for retriever, by_variant in results.scores.items():
+        for variant, rows in by_variant.items():
+            included = macro_corpora(results.corpora, variant, args.min_queries)
+            if included:
+                print_comparison(args, results, retriever, variant, rows=rows, included=included)
+    if results.notes:
+        print()
+        print("\n".join(f"note: {note}" for note in results.notes))
+
+
+def queries_table(corpora: Sequence[Corpus]) -> str:
+    """A Markdown table of the queries of each corpus, and of the links left out."""
+    lines = ["| corpus | pages | written | link-removed | seen and left out |",
+             "|---|---|---|---|---|"]
     for corpus in corpora:
         counts = Counter(query.variant for query in corpus.queries)
         left = "; ".join(f"{what}: {n}" for what, n in sorted(corpus.counts.items()))
-        print(f"| {corpus.name} | {len(corpus.site.pages)} | {counts['written']} | "
-              f"{counts['link-removed']} | {left} |")
-    print("\n## Chunks (all corpora)\n")
-    print(chunk_table(chunk_sets))
-    for retriever, by_variant in scores.items():
-        for variant, rows in by_variant.items():
-            included = macro_corpora(corpora, variant, args.min_queries)
-            if not included:
-                continue
-            counts = {name: sum(q.variant == variant for q in c.queries)
-                      for c in corpora for name in [c.name] if name in included}
-            bootstrap = PairedBootstrap(counts, resamples=args.resamples)
-            print(f"\n## {retriever}, queries {variant}: macro over "
-                  + ", ".join(f"{name} ({n})" for name, n in counts.items()) + "\n")
-            chunks_by_name = {name: sum(sizes_of(chunk_sets, name, included)) for name in rows}
-            print(metric_table(rows, included, chunks_by_name))
-            print()
-            print(difference_table(rows, included, bootstrap))
-            print()
-            print(per_corpus_table(rows, corpora, variant))
-            settings_rows = setting_scores.get(retriever, {}).get(variant)
-            if settings_rows:
-                print(f"\nmdchunk settings ({retriever}, queries {variant}):\n")
-                print(metric_table(settings_rows, included, {
-                    name: sum(sizes_of(results.setting_sets, name, included))
-                    for name in settings_rows}))
-                print()
-                print(difference_table(settings_rows, included, bootstrap,
-                                       reference="default embedText", reference_first=False))
-                print()
-                print(best_settings(settings_rows, included))
-    if notes:
-        print()
-        print("\n".join(f"note: {note}" for note in notes))
+        lines.append(f"| {corpus.name} | {len(corpus.site.pages)} | {counts['written']} | "
+                     f"{counts['link-removed']} | {left} |")
+    return "\n".join(lines)
+
+
+def print_comparison(args: argparse.Namespace, results: Results, retriever: str, variant: str,
+                     *, rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]],
+                     included: Sequence[str]) -> None:
+    """The tables of one retriever and query variant: the chunkers, then mdchunk's settings."""
+    counts = {corpus.name: sum(query.variant == variant for query in corpus.queries)
+              for corpus in results.corpora if corpus.name in included}
+    bootstrap = PairedBootstrap(counts, resamples=args.resamples)
+    print(f"\n## {retriever}, queries {variant}: macro over "
+          + ", ".join(f"{name} ({n})" for name, n in counts.items()) + "\n")
+    print(metric_table(rows, included, {
+        name: sum(sizes_of(results.chunk_sets, name, included)) for name in rows}))
+    print()
+    print(difference_table(rows, included, bootstrap))
+    print()
+    print(per_corpus_table(rows, results.corpora, variant))
+    settings_rows = results.setting_scores.get(retriever, {}).get(variant)
+    if not settings_rows:
+        return
+    print(f"\nmdchunk settings ({retriever}, queries {variant}):\n")
+    print(metric_table(settings_rows, included, {
+        name: sum(sizes_of(results.setting_sets, name, included)) for name in settings_rows}))
+    print()
+    print(difference_table(settings_rows, included, bootstrap,
+                           reference="default embedText", reference_first=False))
+    print()
+    print(best_settings(settings_rows, included))
 
 
 def sizes_of(chunk_sets: Mapping[str, list[Chunks]], name: str,
