@@ -118,13 +118,13 @@ def _check_writer_options(config: Config) -> None:
     pagefind_settings(config)
 
 
-def pagefind_settings(config: Config) -> PagefindSettings:
-    """Where the Pagefind bundle goes and whether a search page does; a bad value raises
-    `ExtensionError` naming it."""
+def pagefind_settings(config: Config, site_name: str = "") -> PagefindSettings:
+    """Where the Pagefind bundle goes and whether a search page does (`site_name` in its
+    title); a bad value raises `ExtensionError` naming it."""
     try:
         return PagefindSettings.validated(
             folder=config.mdchunk_pagefind_output, search_page=config.mdchunk_pagefind_search_page,
-            formats=config.mdchunk_formats, site_name=str(config.project or ""))
+            formats=config.mdchunk_formats, site_name=site_name)
     except OptionError as error:
         raise ExtensionError(f"mdchunk_{error.option} = "
                              f"{getattr(config, f'mdchunk_{error.option}')!r}: {error.message}"

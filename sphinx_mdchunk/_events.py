@@ -79,7 +79,7 @@ class MdChunkBuild:
                                   pagefind_filters=tuple(config.mdchunk_pagefind_filters)),
             index=config.mdchunk_output, site_url=config.html_baseurl or "",
             write_markdown=config.mdchunk_write_markdown, workers=0,  # Sphinx's -j N chunks
-            pagefind=pagefind_settings(config))
+            pagefind=pagefind_settings(config, site_name=str(config.project or "")))
         self.builder = IndexBuilder(settings, site_dir=Path(app.outdir),
                                     store=Path(app.doctreedir) / _STORE_FOLDER,
                                     report=self._report, log=_Prefixed())

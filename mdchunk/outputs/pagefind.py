@@ -5,8 +5,9 @@ made where each page is chunked) are fed at the end of the build to Pagefind's P
 (`pip install 'mdchunk[pagefind]'`, which brings Pagefind's binary as a wheel), which writes the
 bundle: its index, `pagefind.js` (the search API) and `pagefind-ui.js` / `.css` (its search UI).
 
-- **Atomic.** The bundle is written into a temporary folder beside its target, then swapped in
-  (`replace_folder_with`): a failed Pagefind run leaves the previous bundle in place.
+- **Atomic.** Pagefind hands the bundle's files over, and mdchunk writes them into a
+  temporary folder beside the target, then swaps it in (`replace_folder`): a failed Pagefind
+  run leaves the previous bundle in place.
 - **Checked at startup.** `require_pagefind` imports the package and runs the binary's
   `--version` once per process, so that a missing package or a binary that cannot run stops a
   build before any page is chunked, naming the extra to install.
@@ -33,7 +34,7 @@ from typing import Any, TypeVar
 
 from mdchunk.errors import MdChunkError, OptionError
 from mdchunk.options import check_output_path
-from mdchunk.outputs.writers import replace_folder_with, write_text
+from mdchunk.outputs.writers import replace_folder, write_text
 from mdchunk.profiles.base import Record
 from mdchunk.profiles.pagefind import UNKNOWN_LANGUAGE
 
@@ -79,8 +80,9 @@ class PagefindSettings:
             raise OptionError("pagefind_search_page", f"must be true or false, got "
                               f"{search_page!r}")
         if search_page and "pagefind" not in formats:
-            raise OptionError("pagefind_search_page", "searches the Pagefind bundle: add "
-                              "pagefind to formats")
+            raise OptionError("pagefind_search_page", f"must be false without the pagefind "
+                              f"format, got {search_page!r}: the search page searches the "
+                              "Pagefind bundle; add pagefind to formats")
         return cls(check_bundle_folder(folder), search_page, site_name)
 
 
@@ -153,19 +155,18 @@ def write_bundle(folder: Path, records: Iterable[Record]) -> int:
     """Index `records` (`mdchunk.profiles.pagefind`) with Pagefind and put the bundle in
     `folder`, atomically; return the number of records.
 
+    Pagefind hands the bundle's files over (`get_files`) and mdchunk writes them: the
+    service's own `write_files` answers before its last writes reach the disk, so that a
+    bundle it wrote, its binary stopped at once, may hold empty files.
+
     Raises:
         PagefindError: Pagefind cannot run or failed, or `folder` holds something else than a
             Pagefind bundle (left as it is in each case).
     """
     require_pagefind()
     check_replaceable(folder)
-    indexed = 0
-
-    def fill(staging: Path) -> None:
-        nonlocal indexed
-        indexed = run_coroutine(_index(staging, records))
-
-    replace_folder_with(folder, fill)
+    files, indexed = run_coroutine(_bundle_files(records))
+    replace_folder(folder, files)
     return indexed
 
 
@@ -180,8 +181,9 @@ def check_replaceable(folder: Path) -> None:
         raise PagefindError(f"{folder} is a file, not a folder for the Pagefind bundle")
 
 
-async def _index(output: Path, records: Iterable[Record]) -> int:
-    """Feed `records` to a Pagefind service and write its bundle into `output`."""
+async def _bundle_files(records: Iterable[Record]) -> tuple[dict[str, bytes], int]:
+    """Feed `records` to a Pagefind service; return its bundle's files (path inside the
+    bundle -> content) and the number of records."""
     from mdchunk.outputs.pagefind_service import ResponsiveService
 
     count = 0
@@ -192,14 +194,23 @@ async def _index(output: Path, records: Iterable[Record]) -> int:
             while batch := list(itertools.islice(iterator, RECORDS_PER_BATCH)):
                 await asyncio.gather(*(index.add_custom_record(**record) for record in batch))
                 count += len(batch)
-            await index.write_files(output_path=str(output.absolute()))
+            files = {_inside_bundle(file["path"]): file["content"]
+                     for file in await index.get_files()}
     except PagefindError:
         raise
     except Exception as error:  # the service raises bare Exceptions
-        raise PagefindError(f"Pagefind could not write the search bundle: {error}") from error
-    if not (output / BUNDLE_ENTRY).is_file():
-        raise PagefindError(f"Pagefind wrote no search bundle (no {BUNDLE_ENTRY})")
-    return count
+        raise PagefindError(f"Pagefind could not make the search bundle: {error}") from error
+    if BUNDLE_ENTRY not in files:
+        raise PagefindError(f"Pagefind made no search bundle (no {BUNDLE_ENTRY})")
+    return files, count
+
+
+def _inside_bundle(path: object) -> str:
+    """A file's path as Pagefind gives it, once it is known to stay inside the bundle."""
+    parts = PurePosixPath(str(path).replace("\\", "/")).parts
+    if not parts or parts[0] == "/" or any(part in ("", ".", "..") for part in parts):
+        raise PagefindError(f"Pagefind gave a file outside its bundle: {path!r}")
+    return "/".join(parts)
 
 
 def run_coroutine(coroutine: Coroutine[Any, Any, _T]) -> _T:

@@ -28,6 +28,8 @@ from mdchunk.outputs.pagefind import PagefindError
 
 _SAID_AT_MOST = 2000
 """Characters of the binary's own output kept for an error message."""
+_READ_SIZE = 1 << 20
+"""Bytes read from the binary at a time."""
 
 
 class ResponsiveService(PagefindService):
@@ -52,23 +54,36 @@ class ResponsiveService(PagefindService):
         stopped, or when it answers with an error."""
         if self._stopped is not None:
             raise self._stopped
-        return await super().send(payload)
+        try:
+            return await super().send(payload)
+        except (BrokenPipeError, ConnectionResetError) as error:
+            # The binary stopped: its last words reach the reader after the broken pipe.
+            await asyncio.wait([self._poll_task], timeout=5)
+            raise self._stopped or PagefindError(
+                f"Pagefind's binary {self._bin} stopped reading ({error})") from error
 
     async def _wait_for_responses(self) -> None:
-        """Read each answer as it comes, until the binary stops."""
+        """Read each answer as it comes, until the binary stops. Answers are read in pieces
+        (the service's reader takes at most 2 MiB at a time; the bundle's files come in one
+        answer)."""
         stdout = self._backend.stdout
         assert stdout is not None
+        unfinished: list[bytes] = []
         while True:
             try:
-                message = await stdout.readuntil(b",")
-            except asyncio.IncompleteReadError as ended:
-                self._note(ended.partial)
-                self._stop("stopped")
-                return
-            except (asyncio.LimitOverrunError, OSError) as error:
+                data = await stdout.read(_READ_SIZE)
+            except OSError as error:
                 self._stop(f"cannot be read ({error})")
                 return
-            self._answer(message[:-1])
+            if not data:
+                self._note(b"".join(unfinished))
+                self._stop("stopped")
+                return
+            *ends, rest = data.split(b",")
+            for end in ends:
+                self._answer(b"".join([*unfinished, end]))
+                unfinished = []
+            unfinished.append(rest)
 
     def _answer(self, message: bytes) -> None:
         """Settle the call that `message` answers. Anything before the message on its line is
@@ -80,10 +95,10 @@ class ResponsiveService(PagefindService):
         except (binascii.Error, ValueError):
             self._note(encoded)
             return
-        waiting = self._responses.get(response.get("message_id"))
+        payload = response.get("payload") or {}
+        waiting = self._responses.get(_message_id(response, payload))
         if waiting is None or waiting.done():
             return
-        payload = response.get("payload") or {}
         if payload.get("type") == "Error":
             waiting.set_exception(PagefindError(f"Pagefind: {payload.get('message')}"))
         else:
@@ -110,3 +125,14 @@ class ResponsiveService(PagefindService):
             with contextlib.suppress(ProcessLookupError):
                 self._backend.terminate()
         await self._backend.wait()
+
+
+def _message_id(response: dict[str, Any], payload: dict[str, Any]) -> Any:
+    """The id of the request `response` answers: its own, or, for a request the binary could
+    not parse (it then answers with an error and no id), the id inside the request it quotes."""
+    if response.get("message_id") is not None:
+        return response["message_id"]
+    try:
+        return json.loads(payload.get("original_message") or "null")["message_id"]
+    except (ValueError, TypeError, KeyError):
+        return None

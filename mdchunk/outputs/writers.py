@@ -43,27 +43,13 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: boo
 
 
 def replace_folder(folder: Path, files: Mapping[str, bytes]) -> None:
-    """Replace `folder` by one holding `files` (relative name -> content), atomically (see
-    `replace_folder_with`)."""
+    """Replace `folder` by one holding `files` (relative name -> content), atomically.
 
-    def write_files(staging: Path) -> None:
-        for name, data in files.items():
-            path = staging / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-
-    replace_folder_with(folder, write_files)
-
-
-def replace_folder_with(folder: Path, fill: Callable[[Path], None]) -> None:
-    """Replace `folder` by the folder that `fill` writes, atomically.
-
-    `fill` writes into a temporary folder beside `folder`, which is flushed to disk (one
-    `os.sync` rather than an fsync per file); then the old folder is renamed away and the new
+    The files are written into a temporary folder beside `folder` and flushed to disk (one
+    `os.sync` rather than an fsync per file), then the old folder is renamed away and the new
     one renamed into place: a reader sees the old folder or the whole new one (or, for the
-    instant between the two renames, none). On any error, in `fill` too, the temporary folders
-    are removed and the old folder is put back; folders left by a killed writer go at the next
-    write.
+    instant between the two renames, none). On any error the temporary folders are removed and
+    the old folder is put back; folders left by a killed writer go at the next write.
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
     sweep_stale_temporaries(folder)
@@ -71,8 +57,12 @@ def replace_folder_with(folder: Path, fill: Callable[[Path], None]) -> None:
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".tmp"))
     retired: Path | None = None
     try:
-        fill(staging)
-        _readable_by_all(staging)
+        for name, data in files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            os.chmod(path, 0o644)
+        os.chmod(staging, 0o755)
         if hasattr(os, "sync"):
             os.sync()
         if folder.exists():
@@ -89,17 +79,6 @@ def replace_folder_with(folder: Path, fill: Callable[[Path], None]) -> None:
         raise
     if retired is not None:
         shutil.rmtree(retired, ignore_errors=True)
-
-
-def _readable_by_all(folder: Path) -> None:
-    """Give `folder`, its subfolders and files the modes of a published site (a temporary
-    folder is made readable by its owner only)."""
-    os.chmod(folder, 0o755)
-    for parent, folders, files in os.walk(folder):
-        for name in folders:
-            os.chmod(os.path.join(parent, name), 0o755)
-        for name in files:
-            os.chmod(os.path.join(parent, name), 0o644)
 
 
 def sweep_stale_temporaries(path: Path) -> list[Path]:
