@@ -18,11 +18,13 @@ from mdchunk._version import __version__
 from mdchunk.errors import MdChunkError, OptionError
 
 #: Keys of a `--config` file (and of the MkDocs plugin) besides the chunking options.
-_OUTPUT_KEYS = ("output", "formats", "write_markdown", "exclude", "site_url", "enabled")
+_OUTPUT_KEYS = ("output", "formats", "write_markdown", "exclude", "site_url", "enabled",
+                "pagefind_output", "pagefind_filters", "pagefind_search_page")
 
 
 #: The flags of options whose name is not the flag's.
-_FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'"}
+_FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'",
+          "pagefind_filters": "'--pagefind-filter'"}
 
 
 def _fail(error: Exception) -> click.ClickException:
@@ -62,6 +64,13 @@ _CHUNKING_FLAGS = (
     click.option("--site-url", help="The site's url: absoluteUrl and absolute links."),
     click.option("--markdown/--no-markdown", "write_markdown", default=None,
                  help="Write each page's Markdown beside its HTML (default on)."),
+    click.option("--pagefind-output", metavar="DIR",
+                 help="Folder of the Pagefind bundle (-f pagefind) in the site (pagefind)."),
+    click.option("--pagefind-filter", "pagefind_filters", multiple=True, metavar="KEY",
+                 help="A front matter key whose values become Pagefind filters, besides tags "
+                      "(repeatable)."),
+    click.option("--pagefind-search-page/--no-pagefind-search-page", default=None,
+                 help="Write _mdchunk/search.html: Pagefind's search UI over the sections."),
 )
 
 
@@ -103,7 +112,7 @@ def _index_file(path: Path, name: str) -> Path:
               help="Folder to write the index (and the pages' Markdown) into.")
 @click.option("-f", "--format", "formats", multiple=True, metavar="NAME",
               help="Output format, repeatable: native, files, hepilot, semantic, flat, "
-                   "markdown_chunker, adr, docsearch, sqlite (default: native).")
+                   "markdown_chunker, adr, docsearch, sqlite, pagefind (default: native).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
               help="YAML file with the MkDocs plugin's option names; flags win over it.")
 @click.option("--mkdocs-config", type=click.Path(dir_okay=False, path_type=Path),
@@ -181,8 +190,9 @@ def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str
         settings["output"] = flags["output_name"]
     if formats:
         settings["formats"] = list(formats)
-    if settings.get("exclude") is not None:
-        settings["exclude"] = list(settings["exclude"])
+    for name in ("exclude", "pagefind_filters"):
+        if settings.get(name) is not None:
+            settings[name] = list(settings[name])
     adaptive = {
         key: flags[f"adaptive_{key}"] for key in ("base_size", "min_scale", "max_scale")
         if flags.get(f"adaptive_{key}") is not None
@@ -195,6 +205,7 @@ def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str
 def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The chunking options (validated) and the output settings."""
     from mdchunk.options import ChunkOptions, check_output_path
+    from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
     from mdchunk.profiles import check_formats
 
     chunking = {key: value for key, value in settings.items() if key not in _OUTPUT_KEYS}
@@ -203,6 +214,9 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     output["formats"] = check_formats(output.get("formats") or ["native"])
     name = check_output_path(output.get("output") or "chunks.jsonl")
     output["output"] = name
+    output["pagefind"] = PagefindSettings.validated(
+        folder=output.get("pagefind_output") or DEFAULT_FOLDER,
+        search_page=bool(output.get("pagefind_search_page")), formats=output["formats"])
     return options, output
 
 
@@ -214,10 +228,12 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
     from mdchunk.sources import markdown_target
 
     settings = BuildSettings(
-        options=options, output=OutputSettings(formats=tuple(output["formats"])),
+        options=options, output=OutputSettings(
+            formats=tuple(output["formats"]),
+            pagefind_filters=tuple(output.get("pagefind_filters") or ())),
         index=output["output"], site_url=str(output.get("site_url") or ""),
         write_markdown=output.get("write_markdown", True) is not False,
-        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer)
+        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer, pagefind=output["pagefind"])
     builder = IndexBuilder(settings, site_dir=out, report=lambda source, message: click.echo(
         f"warning: {source}: {message}", err=True))
     order: list[str] = []
@@ -318,7 +334,8 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
             content_selector=content_selector, site_url=output.get("site_url"),
             exclude=list(output.get("exclude") or ()),
             write_markdown=output.get("write_markdown") is not False, output=output["output"],
-            jobs=jobs, tokenizer=tokenizer,
+            jobs=jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
+            pagefind_filters=list(output.get("pagefind_filters") or ()),
         )
     except (MdChunkError, OSError) as error:
         raise _fail(error) from error
@@ -334,6 +351,8 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
         f"{len(summary.skipped)} pages skipped) written to "
         f"{', '.join(str(path) for path in summary.written.values())}"
     )
+    if summary.search_page is not None:
+        click.echo(f"search page: {summary.search_page}")
 
 
 @main.command()

@@ -25,6 +25,7 @@ from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
+from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.sources import split_front_matter
@@ -64,6 +65,8 @@ class SiteSummary:
     """Pages left out, with why (`path: reason`)."""
     warnings: tuple[str, ...]
     """Problems a user should fix (`path: message`)."""
+    search_page: Path | None = None
+    """The search page over the Pagefind bundle, when it was asked for."""
 
 
 def chunk_site(
@@ -79,6 +82,8 @@ def chunk_site(
     output: str = "chunks.jsonl",
     tokenizer: str | None = None,
     jobs: int = 1,
+    pagefind: PagefindSettings | None = None,
+    pagefind_filters: Sequence[str] = (),
 ) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
@@ -95,6 +100,9 @@ def chunk_site(
         tokenizer: The token counter to count with (`mdchunk.tokens.token_counter`).
         jobs: Processes that chunk pages: 1 chunks in this one, more start worker processes;
             the output is the same for every number.
+        pagefind: Where the Pagefind bundle goes (format `pagefind`), and whether a search
+            page does.
+        pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
@@ -106,9 +114,13 @@ def chunk_site(
     html_files = sorted(site_dir.rglob("*.html"))
     sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
     warnings: list[str] = []
-    settings = BuildSettings(options=options, output=OutputSettings(formats=tuple(formats)),
-                             index=output, site_url=site_url or "", write_markdown=write_markdown,
-                             workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer)
+    settings = BuildSettings(
+        options=options, output=OutputSettings(formats=tuple(formats),
+                                               language=site_language(site_dir),
+                                               pagefind_filters=tuple(pagefind_filters)),
+        index=output, site_url=site_url or "", write_markdown=write_markdown,
+        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer,
+        pagefind=pagefind or PagefindSettings())
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
     try:
@@ -119,7 +131,19 @@ def chunk_site(
         summary = builder.finish(list(sources))
     finally:
         builder.close()
-    return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings))
+    return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings),
+                       summary.search_page)
+
+
+def site_language(site_dir: Path) -> str | None:
+    """The site's natural language: the `lang` of its home page's `<html>` (None without
+    one)."""
+    try:
+        root = lxml.html.parse(str(site_dir / "index.html")).getroot()
+    except (OSError, lxml.etree.ParserError):
+        return None
+    language = root.get("lang", "").strip() if root is not None else ""
+    return language or None
 
 
 _NO_CONTENT = "no content element (pass --content-selector for this theme)"

@@ -11,6 +11,7 @@ from mkdocs.config import config_options as c
 
 from mdchunk.errors import OptionError
 from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions, check_output_path
+from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
 from mdchunk.profiles import check_formats
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
@@ -93,7 +94,13 @@ class MdChunkConfig(base.Config):
     """Where the native chunk index is written, relative to the site folder."""
     formats = _ListOf(default=["native"])
     """Output formats to write: native, files, hepilot, semantic, flat, markdown_chunker, adr,
-    docsearch (see `mdchunk.profiles`)."""
+    docsearch, sqlite, pagefind (see `mdchunk.profiles`)."""
+    pagefind_output = _Typed(str, default=DEFAULT_FOLDER)
+    """Folder of the Pagefind bundle (format `pagefind`), relative to the site folder."""
+    pagefind_filters = _ListOf(default=[])
+    """Front matter keys whose values become Pagefind filters, besides `tags`."""
+    pagefind_search_page = _Typed(bool, default=False)
+    """Write `_mdchunk/search.html`: Pagefind's search UI over the section bundle."""
     workers = c.Optional(_Typed(int))
     """Worker processes that chunk pages while MkDocs renders the next ones; 0 chunks inline.
     Default: one, started once the site proves large enough to repay it, where a second core is
@@ -135,9 +142,17 @@ class MdChunkConfig(base.Config):
             try:
                 self.chunk_options()
                 check_formats(self.formats)
+                self.pagefind_settings()
             except OptionError as error:
                 failed.append((error.option, c.ValidationError(error.message)))
         return failed, warnings
+
+    def pagefind_settings(self, site_name: str = "") -> PagefindSettings:
+        """Where the Pagefind bundle goes and whether a search page does (raises
+        `OptionError` on a bad value)."""
+        return PagefindSettings.validated(folder=self.pagefind_output,
+                                          search_page=self.pagefind_search_page,
+                                          formats=self.formats, site_name=site_name)
 
     def chunk_options(self) -> ChunkOptions:
         """The core's options from this config (raises `OptionError` on a bad combination)."""

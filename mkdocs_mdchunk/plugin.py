@@ -25,6 +25,7 @@ from mkdocs.structure.pages import Page
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, TokenizerError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
+from mdchunk.outputs.pagefind import pagefind_needed
 from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
 from mdchunk.session.builder import BuildSettings, IndexBuilder
@@ -53,6 +54,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return config
         try:
             tokenizer_choice()
+            pagefind_needed(self.config.formats)
         except MdChunkError as error:
             raise PluginError(f"mdchunk: {error}") from error
         inspector = self.config.inspector
@@ -61,9 +63,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             output=OutputSettings(formats=tuple(check_formats(self.config.formats)),
                                   language=_site_language(config),
                                   inspector=bool(inspector or (inspector is None
-                                                               and self.serving))),
+                                                               and self.serving)),
+                                  pagefind_filters=tuple(self.config.pagefind_filters)),
             index=self.config.output, site_url=config.site_url or "",
-            write_markdown=self.config.write_markdown, workers=self.config.workers)
+            write_markdown=self.config.write_markdown, workers=self.config.workers,
+            pagefind=self.config.pagefind_settings(config.site_name or ""))
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         store = base.absolute() / self.config.cache_dir if self.config.cache else None
         site = Path(config.site_dir)
@@ -124,6 +128,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         log.info("%s", summary.describe())
         if summary.inspector is not None:
             log.info("chunk inspector: %s", summary.inspector)
+        if summary.search_page is not None:
+            log.info("search page: %s", summary.search_page)
         if not self.serving:
             builder.stop_workers()
 

@@ -11,6 +11,7 @@ from sphinx.errors import ExtensionError
 
 from mdchunk.errors import OptionError
 from mdchunk.options import ChunkOptions, check_output_path
+from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
 from mdchunk.profiles import check_formats
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ WRITER_OPTIONS: dict[str, tuple[Any, tuple[type, ...]]] = {
     "exclude": ([], (list, tuple)),
     "formats": (["native"], (list, tuple)),
     "inspector": (False, (bool,)),
+    "pagefind_output": (DEFAULT_FOLDER, (str,)),
+    "pagefind_filters": ([], (list, tuple)),
+    "pagefind_search_page": (False, (bool,)),
 }
 
 
@@ -107,8 +111,21 @@ def _check_writer_options(config: Config) -> None:
     except OptionError as error:
         raise ExtensionError(f"mdchunk_formats = {config.mdchunk_formats!r}: {error.message}"
                              ) from error
-    for pattern in config.mdchunk_exclude:
-        if not isinstance(pattern, str):
-            raise ExtensionError(
-                f"mdchunk_exclude = {config.mdchunk_exclude!r}: must be a list of glob strings"
-            )
+    for name in ("exclude", "pagefind_filters"):
+        values = getattr(config, f"mdchunk_{name}")
+        if not all(isinstance(value, str) for value in values):
+            raise ExtensionError(f"mdchunk_{name} = {values!r}: must be a list of strings")
+    pagefind_settings(config)
+
+
+def pagefind_settings(config: Config, site_name: str = "") -> PagefindSettings:
+    """Where the Pagefind bundle goes and whether a search page does (`site_name` in its
+    title); a bad value raises `ExtensionError` naming it."""
+    try:
+        return PagefindSettings.validated(
+            folder=config.mdchunk_pagefind_output, search_page=config.mdchunk_pagefind_search_page,
+            formats=config.mdchunk_formats, site_name=site_name)
+    except OptionError as error:
+        raise ExtensionError(f"mdchunk_{error.option} = "
+                             f"{getattr(config, f'mdchunk_{error.option}')!r}: {error.message}"
+                             ) from error

@@ -20,11 +20,12 @@ from sphinx.util import logging
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
+from mdchunk.outputs.pagefind import pagefind_needed
 from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.tokens import tokenizer_choice
-from sphinx_mdchunk._config import chunk_options, unknown_names
+from sphinx_mdchunk._config import chunk_options, pagefind_settings, unknown_names
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -55,6 +56,7 @@ class MdChunkBuild:
         try:
             chunk_options(config)
             tokenizer_choice()
+            pagefind_needed(config.mdchunk_formats)
         except (ExtensionError, MdChunkError) as error:
             logger.error("mdchunk: %s", str(error).removeprefix("mdchunk: "))
             raise SystemExit(2) from None
@@ -73,9 +75,11 @@ class MdChunkBuild:
             options=chunk_options(config),
             output=OutputSettings(formats=tuple(check_formats(config.mdchunk_formats)),
                                   language=config.language,
-                                  inspector=bool(config.mdchunk_inspector)),
+                                  inspector=bool(config.mdchunk_inspector),
+                                  pagefind_filters=tuple(config.mdchunk_pagefind_filters)),
             index=config.mdchunk_output, site_url=config.html_baseurl or "",
-            write_markdown=config.mdchunk_write_markdown, workers=0)  # Sphinx's -j N chunks
+            write_markdown=config.mdchunk_write_markdown, workers=0,  # Sphinx's -j N chunks
+            pagefind=pagefind_settings(config, site_name=str(config.project or "")))
         self.builder = IndexBuilder(settings, site_dir=Path(app.outdir),
                                     store=Path(app.doctreedir) / _STORE_FOLDER,
                                     report=self._report, log=_Prefixed())
@@ -128,6 +132,8 @@ class MdChunkBuild:
         logger.info("mdchunk: %s", summary.describe())
         if summary.inspector is not None:
             logger.info("mdchunk: chunk inspector: %s", summary.inspector)
+        if summary.search_page is not None:
+            logger.info("mdchunk: search page: %s", summary.search_page)
 
     def _report(self, source: str, message: str) -> None:
         subtype = "page" if message.startswith("cannot be chunked") else "anchor"

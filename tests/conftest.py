@@ -1,10 +1,11 @@
-"""Fixtures that build real MkDocs sites in tmp_path."""
+"""Fixtures that build real MkDocs sites in tmp_path, and drive headless Chromium."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,9 @@ from mkdocs.config import load_config
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_SITE = REPO / "example-site" / "mkdocs"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 
 
 def build_mkdocs(config_file: Path, **overrides: Any) -> Path:
@@ -64,3 +68,53 @@ def example_site(tmp_path: Path) -> Path:
     target = tmp_path / "example"
     shutil.copytree(EXAMPLE_SITE, target, ignore=shutil.ignore_patterns("site", "site-material"))
     return target
+
+
+#: Marks the tests that drive Chromium: they skip, saying why, where it cannot run.
+needs_browser = [
+    pytest.mark.skipif(not CHROMIUM.exists(),
+                       reason=f"{CHROMIUM} not installed (apt-get install chromium)"),
+    pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
+                       reason="playwright not installed (pip install playwright; "
+                              "its browser download, `playwright install`, is not needed)"),
+]
+
+
+def browser_test(test: Callable[..., None]) -> Callable[..., None]:
+    """Skip `test` where Chromium or Playwright is missing."""
+    for mark in needs_browser:
+        test = mark(test)
+    return test
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Any]:
+    """A fresh tab that records script errors and dialogs; the test fails on either."""
+    context = browser.new_context(viewport={"width": 1500, "height": 950})
+    tab = context.new_page()
+    problems: list[str] = []
+    tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    tab.on("console", lambda message: problems.append(f"console: {message.text}")
+           if message.type == "error" else None)
+
+    def on_dialog(dialog: Any) -> None:
+        problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
+
+    tab.on("dialog", on_dialog)
+    yield tab
+    context.close()
+    assert problems == []

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -21,11 +19,8 @@ from mdchunk.options import ChunkOptions
 from mdchunk.outputs import inspector
 from mdchunk.outputs.inspector import write_inspector
 from mdchunk.sites import site_pages
-from tests.conftest import EXAMPLE_SITE, build_mkdocs
+from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 HOSTILE = "</script><script>alert(1)</script>"
 HOSTILE_HTML = (
     '<h1 id="top">Hostile</h1>'
@@ -180,56 +175,6 @@ def test_folder_must_stay_inside_the_site(tmp_path: Path, folder: str) -> None:
 
 
 # ---- the page in headless Chromium ----
-
-
-#: Marks the tests that drive Chromium: they skip, saying why, where it cannot run.
-needs_browser = [
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason=f"{CHROMIUM} not installed (apt-get install chromium)"),
-    pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
-                       reason="playwright not installed (pip install playwright; "
-                              "its browser download, `playwright install`, is not needed)"),
-]
-
-
-def browser_test(test: Callable[..., None]) -> Callable[..., None]:
-    """Skip `test` where Chromium or Playwright is missing."""
-    for mark in needs_browser:
-        test = mark(test)
-    return test
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
-    """A fresh tab that records script errors and dialogs; the test fails on either."""
-    context = browser.new_context(viewport={"width": 1500, "height": 950})
-    tab = context.new_page()
-    problems: list[str] = []
-    tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    tab.on("console", lambda message: problems.append(f"console: {message.text}")
-           if message.type == "error" else None)
-
-    def on_dialog(dialog: Any) -> None:
-        problems.append(f"dialog: {dialog.message}")
-        dialog.dismiss()
-
-    tab.on("dialog", on_dialog)
-    yield tab
-    context.close()
-    assert problems == []
 
 
 def expected_site_href(url: str) -> str:

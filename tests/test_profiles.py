@@ -760,7 +760,7 @@ def test_every_profile_agrees_with_native(example_pages: tuple[Path, list[PageCh
 TARGETS = {"native": "chunks.jsonl", "files": "chunks", "hepilot": "chunks.hepilot.jsonl",
            "semantic": "chunks.semantic.jsonl", "flat": "chunks.flat.jsonl",
            "markdown_chunker": "chunks.markdown_chunker.jsonl", "adr": "chunks.adr.jsonl",
-           "docsearch": "docsearch.json", "sqlite": "chunks.sqlite"}
+           "docsearch": "docsearch.json", "sqlite": "chunks.sqlite", "pagefind": "pagefind"}
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -786,6 +786,10 @@ def test_write_profiles_writes_every_format(example_pages: tuple[Path, list[Page
         elif name == "docsearch":
             records = json.loads(path.read_text(encoding="utf-8"))
             assert isinstance(records, list) and len(records) == total
+        elif name == "pagefind":
+            entry = json.loads((path / "pagefind-entry.json").read_text(encoding="utf-8"))
+            sections = {chunk.url for page in pages for chunk in page.chunks}
+            assert entry["languages"]["en"]["page_count"] == len(sections)
         elif name == "sqlite":
             from mdchunk.outputs.sqlite import read_sqlite
 

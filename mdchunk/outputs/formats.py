@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mdchunk.chunk import PageChunks
+from mdchunk.outputs.pagefind import DEFAULT_FOLDER, write_bundle
 from mdchunk.outputs.sqlite import write_sqlite
 from mdchunk.outputs.writers import atomic_write, dumps, replace_folder, write_jsonl
 from mdchunk.profiles import (
@@ -24,14 +25,15 @@ from mdchunk.profiles import (
 )
 
 
-def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None
-                 ) -> dict[str, list[Record]]:
+def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None,
+                 pagefind_filters: Sequence[str] = ()) -> dict[str, list[Record]]:
     """One page's records for each selected format (for `files`: `{"path", "record"}` pairs).
 
     Engines that chunk pages in worker processes (Sphinx -j N) call this per page and merge
-    the results with `write_records` in the main process.
+    the results with `write_records` in the main process. `language` and `pagefind_filters`:
+    see `ProfileSettings`.
     """
-    settings = ProfileSettings(language=language)
+    settings = ProfileSettings(language=language, pagefind_filters=tuple(pagefind_filters))
     chunks = chunks_of(page)
     records: dict[str, list[Record]] = {}
     for name in check_formats(formats):
@@ -48,10 +50,11 @@ ENCODED_LAYOUTS = frozenset({"jsonl", "json"})
 
 
 def encoded_page_records(page: ChunksLike, formats: Sequence[str], *,
-                         language: str | None = None) -> dict[str, list[Record] | list[str]]:
+                         language: str | None = None, pagefind_filters: Sequence[str] = ()
+                         ) -> dict[str, list[Record] | list[str]]:
     """`page_records`, with the records of the `ENCODED_LAYOUTS` formats as JSON text
     (`writers.dumps`): a page's records are encoded once, where it is chunked."""
-    records = page_records(page, formats, language=language)
+    records = page_records(page, formats, language=language, pagefind_filters=pagefind_filters)
     encoded: dict[str, list[Record] | list[str]] = {}
     for name in records:
         if PROFILES[name].layout in ENCODED_LAYOUTS:
@@ -62,19 +65,26 @@ def encoded_page_records(page: ChunksLike, formats: Sequence[str], *,
 
 
 def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
-                  output: str = "chunks.jsonl", encoded: bool = False) -> dict[str, Path]:
+                  output: str = "chunks.jsonl", encoded: bool = False,
+                  pagefind_output: str = DEFAULT_FOLDER) -> dict[str, Path]:
     """Write the merged records of each format into `site_dir`, each file (or folder) atomically.
 
     `encoded`: the records of the `ENCODED_LAYOUTS` formats are already JSON text (`dumps`).
+    `output` and `pagefind_output`: where the native index and the Pagefind bundle go, relative
+    to `site_dir`.
 
     Raises:
         PageError: when two pages would write the same chunk file (`files`).
+        PagefindError: when Pagefind cannot write its bundle.
     """
     written: dict[str, Path] = {}
+    targets = {"native": output, "pagefind": pagefind_output}
     for name, format_records in records.items():
         profile = PROFILES[name]
-        target = site_dir / (output if name == "native" else profile.target)
-        if profile.layout == "files":
+        target = site_dir / targets.get(name, profile.target)
+        if profile.layout == "pagefind":
+            write_bundle(target, format_records)
+        elif profile.layout == "files":
             write_folder(target, files_by_name(format_records))
         elif profile.layout == "json":
             write_json_array(target, format_records, encoded=encoded)
@@ -93,6 +103,8 @@ def write_profiles(
     *,
     output: str = "chunks.jsonl",
     language: str | None = None,
+    pagefind_filters: Sequence[str] = (),
+    pagefind_output: str = DEFAULT_FOLDER,
 ) -> dict[str, Path]:
     """Write each selected format of `pages` into `site_dir`, each file (or folder) atomically.
 
@@ -101,8 +113,10 @@ def write_profiles(
         pages: The chunked pages, in the order their records should appear.
         formats: Names from `PROFILES`; repeats are written once.
         output: File name of the `native` index.
-        language: The site's natural language, for the `semantic` and `flat` records of pages
-            whose front matter names none.
+        language: The site's natural language, for the `semantic`, `flat` and `pagefind`
+            records of pages whose front matter names none.
+        pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
+        pagefind_output: The Pagefind bundle's folder, relative to `site_dir`.
 
     Returns:
         The path written for each format.
@@ -112,9 +126,10 @@ def write_profiles(
     """
     merged: dict[str, list[Record]] = {name: [] for name in check_formats(formats)}
     for page in pages:
-        for name, records in page_records(page, formats, language=language).items():
+        for name, records in page_records(page, formats, language=language,
+                                          pagefind_filters=pagefind_filters).items():
             merged[name].extend(records)
-    return write_records(site_dir, merged, output=output)
+    return write_records(site_dir, merged, output=output, pagefind_output=pagefind_output)
 
 
 def write_json_array(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:

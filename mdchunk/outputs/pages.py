@@ -28,6 +28,8 @@ class OutputSettings:
     """The site's natural language (see `ProfileSettings`)."""
     inspector: bool = False
     """Whether to keep the chunk inspector's data of the page."""
+    pagefind_filters: tuple[str, ...] = ()
+    """Front matter keys that become Pagefind filters, besides `tags` (see `ProfileSettings`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -68,7 +70,8 @@ def page_output(result: PageChunks, settings: OutputSettings,
     timer = timer or StageTimer()
     before = timer.snapshot()
     with timer.stage("records"):
-        records = encoded_page_records(result, settings.formats, language=settings.language)
+        records = encoded_page_records(result, settings.formats, language=settings.language,
+                                       pagefind_filters=settings.pagefind_filters)
         inspector = page_data(result) if settings.inspector else None
     timings = dict(result.timings)
     timings["records"] = timer.since(before)["records"]

@@ -14,6 +14,7 @@ They only make records: `mdchunk.outputs.formats` writes them.
 | `adr` | seed 004's metadata (ChromaDB-ready) | `chunks.adr.jsonl` |
 | `docsearch` | DocSearch / Typesense scraper records | `docsearch.json` (a JSON array) |
 | `sqlite` | the native records + an FTS5 index (`mdchunk.outputs.sqlite`) | `chunks.sqlite` |
+| `pagefind` | one Pagefind custom record per section (`mdchunk.outputs.pagefind`) | `pagefind/` |
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from mdchunk.profiles.markdown_chunker import (
     markdown_chunker_records,
 )
 from mdchunk.profiles.native import native_records
+from mdchunk.profiles.pagefind import pagefind_records
 from mdchunk.profiles.semantic import (
     ChunkMetrics,
     FeedbackMetrics,
@@ -83,6 +85,7 @@ __all__ = [
     "markdown_chunker_record",
     "markdown_chunker_records",
     "native_records",
+    "pagefind_records",
     "plain_text",
     "semantic_chunks",
     "semantic_records",
@@ -117,10 +120,11 @@ PROFILES: dict[str, Profile] = {
                 "seed 004: front matter metadata, ChromaDB-ready"),
         Profile("docsearch", "docsearch.json", "json", _page_only(docsearch_records),
                 "DocSearch / Typesense scraper records (one per chunk)"),
-        # base.Layout does not name "sqlite" yet (base.py is not ours to edit here).
         Profile("sqlite", "chunks.sqlite", "sqlite",
                 _page_only(native_records),
                 "the native records in SQLite with an FTS5 (bm25) index over text and titles"),
+        Profile("pagefind", "pagefind", "pagefind", pagefind_records,
+                "a Pagefind search bundle with one record per section, searchable on the site"),
     )
 }
 """Every output format by name."""

@@ -14,8 +14,9 @@ ChunksLike = PageChunks | Sequence[Chunk]
 Record = dict[str, Any]
 """One output record, as plain JSON values."""
 
-Layout = Literal["jsonl", "json", "files", "sqlite"]
-"""How a profile's records are written: one per line, one JSON array, one file per record."""
+Layout = Literal["jsonl", "json", "files", "sqlite", "pagefind"]
+"""How a profile's records are written: one per line, one JSON array, one file per record, an
+SQLite database, a Pagefind bundle."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -25,6 +26,8 @@ class ProfileSettings:
     language: str | None = None
     """The site's natural language (MkDocs `theme.language`, Sphinx `language`); a page's own
     front matter `language` / `lang` wins over it."""
+    pagefind_filters: tuple[str, ...] = ()
+    """Front matter keys whose values become Pagefind filters, besides `tags`."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -32,9 +32,11 @@ from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
+from mdchunk.outputs.pagefind import PagefindSettings, pagefind_needed, write_search_page
 from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
 from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import Record, check_formats
+from mdchunk.profiles.pagefind import record_language
 from mdchunk.session.store import Listed, PageStore
 from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
 from mdchunk.timing import StageTimer, add_timings, describe_timings
@@ -67,6 +69,8 @@ class BuildSettings:
     start one where a second core is free and the site proves large enough to repay it."""
     tokenizer: str | None = None
     """The token counter a user named (else `MDCHUNK_TOKENIZER`, else the default)."""
+    pagefind: PagefindSettings = dataclasses.field(default_factory=PagefindSettings)
+    """Where the Pagefind bundle goes (format `pagefind`), and whether a search page does."""
 
     def fingerprint(self) -> str:
         """Everything besides the page that its records depend on: two builds with the same
@@ -87,6 +91,8 @@ class BuildSummary:
     """The file written for each format."""
     inspector: Path | None
     """The chunk inspector's page, when it was asked for."""
+    search_page: Path | None
+    """The search page over the Pagefind bundle, when it was asked for."""
     lacking: tuple[str, ...]
     """Pages of the site that are neither rendered nor found in the store."""
 
@@ -148,6 +154,7 @@ class IndexBuilder:
         self.report = report or (lambda source, message: self.log.warning("%s: %s", source,
                                                                           message))
         check_formats(settings.output.formats)
+        pagefind_needed(settings.output.formats)  # at startup, not after every page
         self._temporary = None if store is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-store-")
         self.kept_store = store
@@ -258,6 +265,7 @@ class IndexBuilder:
         with writing.stage("write"):
             written = self._write_outputs(sources)
             inspector = self._write_inspector(sources)
+            search_page = self._write_search_page()
         pages = tuple(self.pages[source].output for source in sources)
         self._log_timings(waited, writing.seconds)
         began = time.perf_counter()
@@ -266,7 +274,7 @@ class IndexBuilder:
                        self.store.folder, build.from_store, build.written, removed,
                        " (pages missing: none pruned)" if build.lacking else "",
                        time.perf_counter() - began)
-        summary = BuildSummary(pages, written, inspector, tuple(build.lacking))
+        summary = BuildSummary(pages, written, inspector, search_page, tuple(build.lacking))
         self.build = _ThisBuild()
         return summary
 
@@ -415,7 +423,8 @@ class IndexBuilder:
         index = self.site_dir / self.settings.index
         try:
             return write_records(self.site_dir, {name: records_of(name) for name in formats},
-                                 output=self.settings.index, encoded=True)
+                                 output=self.settings.index, encoded=True,
+                                 pagefind_output=self.settings.pagefind.folder)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
 
@@ -425,6 +434,14 @@ class IndexBuilder:
         inspected = (self._content(source).inspector for source in sources)
         return write_inspector(self.site_dir, [data for data in inspected if data],
                                max_tokens=self.settings.options.max_tokens)
+
+    def _write_search_page(self) -> Path | None:
+        """The search page over the Pagefind bundle, after the inspector (which replaces the
+        folder they share)."""
+        if not self.settings.pagefind.search_page:
+            return None
+        return write_search_page(self.site_dir, self.settings.pagefind,
+                                 language=record_language({}, self.settings.output.language))
 
     def _content(self, source: str) -> PageOutput:
         """The whole page (Markdown, records, inspector data), read from its entry when this

@@ -47,6 +47,12 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "exclude": [("drafts/*", "'drafts/*'", "list"), ([1], "1", "str")],
     "cache": [("yes", "'yes'", "bool"), (3, "3", "bool")],
     "cache_dir": [(5, "5", "str"), ("", "''", "must name a folder")],
+    "pagefind_output": [("../x", "'../x'", "relative"), ("_mdchunk", "'_mdchunk'",
+                                                         "must not be in _mdchunk/"),
+                        (".", "'.'", "a folder inside the site"), (3, "3", "str")],
+    "pagefind_filters": [("tags", "'tags'", "list"), ([1], "1", "str")],
+    "pagefind_search_page": [("yes", "'yes'", "bool"),
+                             (True, "True", "add pagefind to formats")],
 }
 CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
 
