@@ -8,6 +8,7 @@ plugins, so the chunks, anchors and breadcrumbs are the plugin's.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
 import logging
@@ -25,6 +26,8 @@ from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
+from mdchunk.outputs.llms import LlmsOptions
+from mdchunk.outputs.outline import SiteOutline, folder_outline
 from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.sources import split_front_matter
@@ -79,6 +82,7 @@ def chunk_site(
     output: str = "chunks.jsonl",
     tokenizer: str | None = None,
     jobs: int = 1,
+    llms: LlmsOptions | None = None,
 ) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
@@ -95,6 +99,7 @@ def chunk_site(
         tokenizer: The token counter to count with (`mdchunk.tokens.token_counter`).
         jobs: Processes that chunk pages: 1 chunks in this one, more start worker processes;
             the output is the same for every number.
+        llms: The agent outputs to write (None: none); `llms.txt` follows the site's folders.
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
@@ -108,7 +113,7 @@ def chunk_site(
     warnings: list[str] = []
     settings = BuildSettings(options=options, output=OutputSettings(formats=tuple(formats)),
                              index=output, site_url=site_url or "", write_markdown=write_markdown,
-                             workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer)
+                             workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer, llms=llms)
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
     try:
@@ -116,7 +121,7 @@ def chunk_site(
                              docs_dir=docs_dir, site_url=site_url, exclude=exclude)
         if not sources and all(reason.endswith(_NOT_PAGES) for reason in skipped):
             raise MdChunkError(_no_pages_message(site_dir, html_files, skipped))
-        summary = builder.finish(list(sources))
+        summary = builder.finish(list(sources), _outline(site_dir, sources))
     finally:
         builder.close()
     return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings))
@@ -124,6 +129,22 @@ def chunk_site(
 
 _NO_CONTENT = "no content element (pass --content-selector for this theme)"
 _NOT_PAGES = ("not a documentation page", _NO_CONTENT)
+
+
+def _outline(site_dir: Path, pages: Mapping[str, str]) -> SiteOutline:
+    """The site's folders as its navigation, and its name and description from the home
+    page's `<title>` (the part after the page title, where themes put the site name) and
+    `<meta name="description">`."""
+    home = next((source for source, relative in pages.items() if relative == "index.html"), None)
+    name = description = ""
+    if home is not None:
+        with contextlib.suppress(OSError, lxml.etree.ParserError):
+            document = lxml.html.fromstring((site_dir / "index.html").read_bytes())
+            titles = document.xpath("//title/text()")
+            name = _TITLE_SEPARATORS.split(titles[0].strip())[-1] if titles else ""
+            descriptions = document.xpath("//meta[@name='description']/@content")
+            description = descriptions[0] if descriptions else ""
+    return SiteOutline(name.strip(), description, folder_outline(pages), home=home)
 
 
 def _no_pages_message(site_dir: Path, html_files: Sequence[Path], skipped: Sequence[str]) -> str:

@@ -24,7 +24,8 @@ from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.tokens import tokenizer_choice
-from sphinx_mdchunk._config import chunk_options, unknown_names
+from sphinx_mdchunk._config import chunk_options, llms_options, unknown_names
+from sphinx_mdchunk._outline import site_outline
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -75,7 +76,8 @@ class MdChunkBuild:
                                   language=config.language,
                                   inspector=bool(config.mdchunk_inspector)),
             index=config.mdchunk_output, site_url=config.html_baseurl or "",
-            write_markdown=config.mdchunk_write_markdown, workers=0)  # Sphinx's -j N chunks
+            write_markdown=config.mdchunk_write_markdown, workers=0,  # Sphinx's -j N chunks
+            llms=llms_options(config))
         self.builder = IndexBuilder(settings, site_dir=Path(app.outdir),
                                     store=Path(app.doctreedir) / _STORE_FOLDER,
                                     report=self._report, log=_Prefixed())
@@ -119,7 +121,8 @@ class MdChunkBuild:
             if not builder.has_seen(source):  # rewritten by a worker, or not at all
                 builder.keep_page(source, report=False)
         try:
-            summary = builder.finish(sources)
+            summary = builder.finish(sources, site_outline(app, lambda name: _source_path(
+                app, name)))
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk: {error}") from error
         for source in summary.lacking:

@@ -32,6 +32,8 @@ from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
+from mdchunk.outputs.llms import ListedPage, LlmsOptions, write_agent_outputs
+from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
 from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import Record, check_formats
@@ -67,13 +69,20 @@ class BuildSettings:
     start one where a second core is free and the site proves large enough to repay it."""
     tokenizer: str | None = None
     """The token counter a user named (else `MDCHUNK_TOKENIZER`, else the default)."""
+    llms: LlmsOptions | None = None
+    """The agent outputs to write (`llms.txt`, `llms-full`, Markdown twins); None: none."""
+
+    def page_settings(self) -> OutputSettings:
+        """What to make of each page: `output`, and what the agent outputs need of it."""
+        return dataclasses.replace(self.output, agents=self.llms is not None,
+                                   directive=self.llms is not None and self.llms.directive)
 
     def fingerprint(self) -> str:
         """Everything besides the page that its records depend on: two builds with the same
         fingerprint give the same records for the same page."""
         return json.dumps(
             [__version__, self.options.as_dict(), self.site_url,
-             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.output)],
+             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.page_settings())],
             sort_keys=True)
 
 
@@ -235,9 +244,11 @@ class IndexBuilder:
         self.build.lacking.append(source)
         return False
 
-    def finish(self, order: Sequence[str]) -> BuildSummary:
+    def finish(self, order: Sequence[str], outline: SiteOutline | None = None) -> BuildSummary:
         """Write the index and every requested output into the site folder, each file atomically;
-        `order` lists the site's pages (source paths) in the order of the index.
+        `order` lists the site's pages (source paths) in the order of the index, and `outline`
+        the site's name, description and navigation, which `llms.txt` follows (without it,
+        the pages in `order`).
 
         When every page of `order` is accounted for, the store forgets the pages and entries no
         longer in the site. The builder is then ready for another build of the same site.
@@ -257,6 +268,7 @@ class IndexBuilder:
         with writing.stage("write"):
             written = self._write_outputs(sources)
             inspector = self._write_inspector(sources)
+            written.update(self._write_agent_outputs(sources, outline or SiteOutline()))
         pages = tuple(self.pages[source].output for source in sources)
         self._log_timings(waited, writing.seconds)
         began = time.perf_counter()
@@ -315,15 +327,16 @@ class IndexBuilder:
         if workers == 0:
             return False
         self._pool = WorkerPool(WorkerSettings(
-            self.settings.options, self.processed_at, self.settings.output, self.store.folder,
-            self.store.settings, self.settings.tokenizer), workers=workers)
+            self.settings.options, self.processed_at, self.settings.page_settings(),
+            self.store.folder, self.store.settings, self.settings.tokenizer), workers=workers)
         return True
 
     def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
         chunker = self._inline_chunker()
         chunker.site_url = site_url
         try:
-            output = page_output(chunker.chunk_page(page), self.settings.output, chunker.timer)
+            output = page_output(chunker.chunk_page(page), self.settings.page_settings(),
+                                 chunker.timer, count=chunker.count, site_url=site_url)
         except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
             self._cannot_chunk(page.source_path, error)
             return
@@ -415,6 +428,21 @@ class IndexBuilder:
                                  output=self.settings.index, encoded=True)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
+
+    def _write_agent_outputs(self, sources: Sequence[str], outline: SiteOutline
+                             ) -> dict[str, Path]:
+        """`llms.txt`, `llms-full` and the Markdown twins, when asked for."""
+        if self.settings.llms is None:
+            return {}
+        pages = [ListedPage(source, output.url, output.agent) for source in sources
+                 if (output := self.pages[source].output).agent is not None]
+        try:
+            return write_agent_outputs(
+                self.site_dir, pages, outline, self.settings.llms, markdown_of=self._markdown,
+                site_url=self.settings.site_url, encoding=self.settings.options.encoding,
+                log=self.log)
+        except OSError as error:
+            raise MdChunkError(f"cannot write llms.txt in {self.site_dir}: {error}") from error
 
     def _write_inspector(self, sources: Sequence[str]) -> Path | None:
         if not self.settings.output.inspector:
