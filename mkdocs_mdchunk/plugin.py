@@ -104,7 +104,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if reason:
             log.debug("%s: left out of the chunk index (%s)", source, reason)
             self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(page.meta)),
-                                      fingerprint=_source_digest(page.file))
+                                      fingerprint=_source_digest(page.file), url=page.url)
             return html
         page_input = PageInput(html=html, source_path=source, url=page.url,
                                title=page.title or "", meta=page.meta or {})

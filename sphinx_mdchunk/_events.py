@@ -94,7 +94,8 @@ class MdChunkBuild:
                                                                app.config.mdchunk_exclude)
         if reason:
             logger.debug("mdchunk: %s left out of the chunk index (%s)", pagename, reason)
-            self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(meta)))
+            self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(meta)),
+                                      url=app.builder.get_target_uri(pagename))
             return
         title = app.env.titles.get(pagename)
         page = PageInput(html=context["body"], source_path=source,

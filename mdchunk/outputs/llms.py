@@ -206,11 +206,13 @@ def _cut(text: str) -> str:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ListedPage:
-    """A page of the index with text, as the build holds it (`page_facts` kept with it)."""
+    """A page of the build, with what `llms.txt` needs of it (`page_facts`); None for a page
+    that is not listed (left out of the index, or without text), whose HTML only points to
+    `llms.txt`."""
 
     source: str
     url: str
-    facts: Mapping[str, Any]
+    facts: Mapping[str, Any] | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -234,7 +236,7 @@ def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: Si
 
     Arguments:
         site_dir: The built site.
-        pages: The pages of the index that have text, in the index's order.
+        pages: The pages of the build, those of the index first, in the index's order.
         outline: The site's name, description and navigation, from the engine.
         options: The agent outputs' options.
         markdown_of: A page's Markdown, by source path (read one page at a time).
@@ -242,10 +244,11 @@ def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: Si
         encoding: The encoding the token counts are in (said in `llms.txt`).
         log: The build's log (a page alone over the budget is said at info level).
     """
-    sections = _sections(pages, outline, options.optional)
+    listed = [page for page in pages if page.facts is not None]
+    sections = _sections(listed, outline, options.optional)
     entries = [entry for _, section in sections for entry in section]
     site_url = site_url or next(
-        (str(page.facts["siteUrl"]) for page in pages if page.facts["siteUrl"]), "")
+        (str(page.facts["siteUrl"]) for page in listed if page.facts["siteUrl"]), "")
     name, summary = _site_name(outline, entries), _summary(outline, entries)
     blocks = _blocks(site_dir, entries, markdown_of, directive=options.directive)
     written = {"llms.txt": site_dir / LLMS_TXT}
@@ -326,8 +329,11 @@ def _blocks(site_dir: Path, entries: Sequence[_Entry], markdown_of: Callable[[st
 
 
 def _mark_html_pages(site_dir: Path, pages: Sequence[ListedPage], *, directive: bool) -> None:
+    """Put the hidden directive in each page's HTML (with a link to its twin where it has
+    one), or take out one an earlier build put there."""
     for page in pages:
-        mark_html_page(site_dir, page.url, directive_element(page.url) if directive else None)
+        element = directive_element(page.url, twin=page.facts is not None) if directive else None
+        mark_html_page(site_dir, page.url, element)
 
 
 def _site_name(outline: SiteOutline, entries: Sequence[_Entry]) -> str:
@@ -337,10 +343,14 @@ def _site_name(outline: SiteOutline, entries: Sequence[_Entry]) -> str:
 
 
 def _summary(outline: SiteOutline, entries: Sequence[_Entry]) -> str:
-    """The site's description, else its home page's."""
+    """The site's description, else its home page's, else what the site is made of (a home
+    page of links has no sentence to give)."""
     home = _home(outline, entries)
-    return " ".join(outline.description.split()) or (
+    described = " ".join(outline.description.split()) or (
         str(home.page.facts["description"]) if home else "")
+    count = len(entries)
+    return described or (f"The {_site_name(outline, entries)} documentation: {count} "
+                         f"page{'' if count == 1 else 's'}." if entries else "")
 
 
 def _home(outline: SiteOutline, entries: Sequence[_Entry]) -> _Entry | None:

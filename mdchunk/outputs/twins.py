@@ -97,15 +97,17 @@ def write_twin(site_dir: Path, url: str, text: str) -> Path:
     return path
 
 
-def directive_element(url: str) -> bytes:
-    """The hidden directive for the page at `url`: links to `llms.txt` and to the page's
-    twin, relative to the page (they work wherever the site is served)."""
+def directive_element(url: str, *, twin: bool = True) -> bytes:
+    """The hidden directive for the page at `url`: links to `llms.txt` and (`twin`) to the
+    page's twin, relative to the page (they work wherever the site is served)."""
     index = _relative(LLMS_TXT, url)
-    twin = _relative(twin_path(url), url)
     text = (f'For AI agents: the documentation index is <a href="{html.escape(index)}">'
-            f'{LLMS_TXT}</a>; this page as Markdown: <a href="{html.escape(twin)}">'
-            f'{html.escape(posixpath.basename(twin))}</a>.')
-    return (f'<div class="{DIRECTIVE_CLASS}" style="{_HIDDEN}">{text}</div>').encode()
+            f'{LLMS_TXT}</a>')
+    if twin:
+        markdown = _relative(twin_path(url), url)
+        text += (f'; this page as Markdown: <a href="{html.escape(markdown)}">'
+                 f'{html.escape(posixpath.basename(twin_path(url)))}</a>')
+    return (f'<div class="{DIRECTIVE_CLASS}" style="{_HIDDEN}">{text}.</div>').encode()
 
 
 def mark_html_page(site_dir: Path, url: str, element: bytes | None) -> bool:

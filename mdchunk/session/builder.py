@@ -135,6 +135,8 @@ class _ThisBuild:
     lacking: list[str] = dataclasses.field(default_factory=list)
     pending: dict[str, _Pending] = dataclasses.field(default_factory=dict)
     inline_bytes: int = 0
+    left_out: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The urls of the pages left out of the index in this build, by source path."""
 
 
 class IndexBuilder:
@@ -203,10 +205,13 @@ class IndexBuilder:
             self._chunk_here(page, url, _Page(_EMPTY, key, markdown_path, fingerprint))
 
     def exclude_page(self, source: str, *, by_metadata: bool,
-                     fingerprint: str | None = None) -> None:
+                     fingerprint: str | None = None, url: str | None = None) -> None:
         """Leave a rendered page out of the index. Left out by its own metadata, it stays out
-        when a later build keeps it without rendering it."""
+        when a later build keeps it without rendering it. Its `url`, when given, gets the
+        hidden pointer to `llms.txt` in its HTML (the agent outputs)."""
         self.build.seen.add(source)
+        if url is not None:
+            self.build.left_out[source] = url
         self.pages.pop(source, None)
         self.build.pending.pop(source, None)
         if by_metadata:
@@ -434,8 +439,10 @@ class IndexBuilder:
         """`llms.txt`, `llms-full` and the Markdown twins, when asked for."""
         if self.settings.llms is None:
             return {}
-        pages = [ListedPage(source, output.url, output.agent) for source in sources
-                 if (output := self.pages[source].output).agent is not None]
+        pages = [ListedPage(source, self.pages[source].output.url,
+                            self.pages[source].output.agent) for source in sources]
+        pages += [ListedPage(source, url, None) for source, url in self.build.left_out.items()
+                  if source not in self.pages]
         try:
             return write_agent_outputs(
                 self.site_dir, pages, outline, self.settings.llms, markdown_of=self._markdown,
