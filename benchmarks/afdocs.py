@@ -63,6 +63,15 @@ def _example_sphinx(work: Path, code: Path, env: dict[str, str]) -> Path:
     return work / "example-sphinx-html"
 
 
+def _example_sphinx_dirhtml(work: Path, code: Path, env: dict[str, str]) -> Path:
+    source = work / "example-sphinx-dirhtml"
+    shutil.copytree(code / "example-site" / "sphinx", source,
+                    ignore=shutil.ignore_patterns("_build"))
+    _run([sys.executable, "-m", "sphinx", "-q", "-b", "dirhtml", str(source),
+          str(work / "example-sphinx-dirhtml-out")], env)
+    return work / "example-sphinx-dirhtml-out"
+
+
 def _nodejs_mkdocs(work: Path, code: Path, env: dict[str, str]) -> Path | None:
     config = nodejs_site(work / "nodejs-mkdocs")
     if config is None:
@@ -83,6 +92,7 @@ def _nodejs_sphinx(work: Path, code: Path, env: dict[str, str]) -> Path | None:
 SITES: dict[str, tuple[Builder, str]] = {
     "example-mkdocs": (_example_mkdocs, "https://example.com/docs"),
     "example-sphinx": (_example_sphinx, "https://example.com/sphinx"),
+    "example-sphinx-dirhtml": (_example_sphinx_dirhtml, "https://example.com/sphinx"),
     "nodejs-mkdocs": (_nodejs_mkdocs, "https://nodejs.example/api"),
     "nodejs-sphinx": (_nodejs_sphinx, "https://nodejs.example/api"),
 }

@@ -87,9 +87,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.files = {file.src_uri: file for file in files.documentation_pages()}
         return files
 
+    @event_priority(-100)
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> None:
         """Note the site's navigation (MkDocs makes one from the files when there is no nav),
-        which llms.txt follows."""
+        which llms.txt follows, after other plugins changed it."""
         self.nav = nav
 
     @event_priority(-100)
