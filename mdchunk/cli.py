@@ -19,7 +19,9 @@ from mdchunk.errors import MdChunkError, OptionError
 
 #: Keys of a `--config` file (and of the MkDocs plugin) besides the chunking options.
 _OUTPUT_KEYS = ("output", "formats", "write_markdown", "exclude", "site_url", "enabled",
-                "pagefind_output", "pagefind_filters", "pagefind_search_page")
+                "pagefind_output", "pagefind_filters", "pagefind_search_page",
+                "llms_txt", "llms_full", "llms_full_max_tokens", "llms_optional",
+                "llms_directive")
 
 
 #: The flags of options whose name is not the flag's.
@@ -72,6 +74,31 @@ _CHUNKING_FLAGS = (
     click.option("--pagefind-search-page/--no-pagefind-search-page", default=None,
                  help="Write _mdchunk/search.html: Pagefind's search UI over the sections."),
 )
+
+
+_LLMS_FLAGS = (
+    click.option("--llms-txt/--no-llms-txt", "llms_txt", default=None,
+                 help="Write llms.txt, llms-full.txt and each page's Markdown at its url + .md "
+                      "(default on)."),
+    click.option("--llms-full/--no-llms-full", "llms_full", default=None,
+                 help="Write llms-full.txt (default on)."),
+    click.option("--llms-full-max-tokens", type=int, metavar="N",
+                 help="Most tokens in one llms-full file (100000); a larger text is split along "
+                      "the top-level sections."),
+    click.option("--llms-optional", multiple=True, metavar="GLOB",
+                 help="Pages whose path matches go under '## Optional' in llms.txt "
+                      "(repeatable)."),
+    click.option("--llms-directive/--no-llms-directive", "llms_directive", default=None,
+                 help="Point to llms.txt from each page's Markdown and, hidden, from its HTML "
+                      "(default on)."),
+)
+
+
+def llms_flags(command: Any) -> Any:
+    """Add the agent outputs' options as flags (`site`)."""
+    for option in reversed(_LLMS_FLAGS):
+        command = option(command)
+    return command
 
 
 def jobs_flags(command: Any) -> Any:
@@ -190,7 +217,7 @@ def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str
         settings["output"] = flags["output_name"]
     if formats:
         settings["formats"] = list(formats)
-    for name in ("exclude", "pagefind_filters"):
+    for name in ("exclude", "pagefind_filters", "llms_optional"):
         if settings.get(name) is not None:
             settings[name] = list(settings[name])
     adaptive = {
@@ -312,6 +339,7 @@ def _search(path: Path, question: str, k: int) -> list[Any]:
 @click.option("-v", "--verbose", is_flag=True, help="Name every file skipped, and why.")
 @jobs_flags
 @chunking_flags
+@llms_flags
 def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
          formats: tuple[str, ...], config_file: Path | None, jobs: int, tokenizer: str | None,
          verbose: bool, **flags: Any) -> None:
@@ -323,12 +351,14 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     rtd) themes; 404, search and generated index pages are skipped. Where a plugin sees the
     same site, the chunks are the plugin's.
     """
+    from mdchunk.outputs.llms import OPTIONS, LlmsOptions
     from mdchunk.sites import chunk_site
 
     try:
         settings = _config_file(config_file) if config_file is not None else {}
         settings.update(_flag_settings(formats, flags))
         options, output = _split_settings(settings)
+        llms = LlmsOptions.validated({name: output.get(name) for name in OPTIONS})
         summary = chunk_site(
             site_dir, options=options, formats=output["formats"], docs_dir=docs_dir,
             content_selector=content_selector, site_url=output.get("site_url"),
@@ -336,6 +366,7 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
             write_markdown=output.get("write_markdown") is not False, output=output["output"],
             jobs=jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
             pagefind_filters=list(output.get("pagefind_filters") or ()),
+            llms=llms,
         )
     except (MdChunkError, OSError) as error:
         raise _fail(error) from error

@@ -8,6 +8,7 @@ plugins, so the chunks, anchors and breadcrumbs are the plugin's.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
 import logging
@@ -25,6 +26,8 @@ from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
+from mdchunk.outputs.llms import LlmsOptions
+from mdchunk.outputs.outline import SiteOutline, folder_outline
 from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.session.builder import BuildSettings, IndexBuilder
@@ -84,6 +87,7 @@ def chunk_site(
     jobs: int = 1,
     pagefind: PagefindSettings | None = None,
     pagefind_filters: Sequence[str] = (),
+    llms: LlmsOptions | None = None,
 ) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
@@ -103,6 +107,7 @@ def chunk_site(
         pagefind: Where the Pagefind bundle goes (format `pagefind`), and whether a search
             page does.
         pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
+        llms: The agent outputs to write (None: none); `llms.txt` follows the site's folders.
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
@@ -120,7 +125,7 @@ def chunk_site(
                                                pagefind_filters=tuple(pagefind_filters)),
         index=output, site_url=site_url or "", write_markdown=write_markdown,
         workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer,
-        pagefind=pagefind or PagefindSettings())
+        pagefind=pagefind or PagefindSettings(), llms=llms)
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
     try:
@@ -128,7 +133,7 @@ def chunk_site(
                              docs_dir=docs_dir, site_url=site_url, exclude=exclude)
         if not sources and all(reason.endswith(_NOT_PAGES) for reason in skipped):
             raise MdChunkError(_no_pages_message(site_dir, html_files, skipped))
-        summary = builder.finish(list(sources))
+        summary = builder.finish(list(sources), _outline(site_dir, sources))
     finally:
         builder.close()
     return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings),
@@ -148,6 +153,22 @@ def site_language(site_dir: Path) -> str | None:
 
 _NO_CONTENT = "no content element (pass --content-selector for this theme)"
 _NOT_PAGES = ("not a documentation page", _NO_CONTENT)
+
+
+def _outline(site_dir: Path, pages: Mapping[str, str]) -> SiteOutline:
+    """The site's folders as its navigation, and its name and description from the home
+    page's `<title>` (the part after the page title, where themes put the site name) and
+    `<meta name="description">`."""
+    home = next((source for source, relative in pages.items() if relative == "index.html"), None)
+    name = description = ""
+    if home is not None:
+        with contextlib.suppress(OSError, lxml.etree.ParserError):
+            document = lxml.html.fromstring((site_dir / "index.html").read_bytes())
+            titles = document.xpath("//title/text()")
+            name = _TITLE_SEPARATORS.split(titles[0].strip())[-1] if titles else ""
+            descriptions = document.xpath("//meta[@name='description']/@content")
+            description = descriptions[0] if descriptions else ""
+    return SiteOutline(name.strip(), description, folder_outline(pages), home=home)
 
 
 def _no_pages_message(site_dir: Path, html_files: Sequence[Path], skipped: Sequence[str]) -> str:

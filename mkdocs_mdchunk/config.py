@@ -11,6 +11,8 @@ from mkdocs.config import config_options as c
 
 from mdchunk.errors import OptionError
 from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions, check_output_path
+from mdchunk.outputs.llms import OPTIONS as LLMS
+from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
 from mdchunk.profiles import check_formats
 
@@ -119,6 +121,16 @@ class MdChunkConfig(base.Config):
     """Write each page's Markdown beside its HTML (`index.md` next to `index.html`)."""
     exclude = _ListOf(default=[])
     """Glob patterns of source paths (relative to docs_dir) whose pages are left out."""
+    llms_txt = _Typed(bool, default=LLMS["llms_txt"])
+    """Write llms.txt, llms-full.txt and each page's Markdown at its url + .md."""
+    llms_full = _Typed(bool, default=LLMS["llms_full"])
+    """Write llms-full.txt: every page's Markdown, in files within llms_full_max_tokens."""
+    llms_full_max_tokens = _Typed(int, default=LLMS["llms_full_max_tokens"])
+    """Most tokens in one llms-full file (unless one page alone holds more)."""
+    llms_optional = _ListOf(default=LLMS["llms_optional"])
+    """Glob patterns of source paths whose pages go under `## Optional` in llms.txt."""
+    llms_directive = _Typed(bool, default=LLMS["llms_directive"])
+    """Point to llms.txt from each page's Markdown twin and, hidden, from its HTML."""
 
     def validate(self) -> tuple[list[tuple[str, Exception]], list[tuple[str, str]]]:
         """Check each option, then the chunking options together (through the core schema)."""
@@ -141,6 +153,7 @@ class MdChunkConfig(base.Config):
         if not failed:
             try:
                 self.chunk_options()
+                self.llms_options()
                 check_formats(self.formats)
                 self.pagefind_settings()
             except OptionError as error:
@@ -159,3 +172,7 @@ class MdChunkConfig(base.Config):
         fields = {field.name for field in dataclasses.fields(ChunkOptions)}
         values: dict[str, Any] = {name: self[name] for name in fields}
         return ChunkOptions.validated(values)
+
+    def llms_options(self) -> LlmsOptions | None:
+        """The agent outputs' options (None: off); raises `OptionError` on a bad value."""
+        return LlmsOptions.validated({name: self[name] for name in LLMS})

@@ -4,6 +4,7 @@ Hooks:
     on_config: check the options; make the build session (kept across `mkdocs serve` rebuilds
         while the options stay the same).
     on_files: note the site's pages, in MkDocs' order (the order of the index).
+    on_nav: note the navigation, which llms.txt follows.
     on_page_content: hand each page's final body HTML to the session (late, after other
         plugins changed it), or tell it the page is left out.
     on_post_build: keep the pages MkDocs did not render (`--dirty`), then write the index.
@@ -13,18 +14,22 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, PrefixedLogger, event_priority
+from mkdocs.structure import StructureItem
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, TokenizerError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
+from mdchunk.outputs.outline import NavItem, SiteOutline
 from mdchunk.outputs.pagefind import pagefind_needed
 from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
@@ -42,6 +47,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.builder: IndexBuilder | None = None
         self.serving = False
         self.files: dict[str, File] = {}  # the site's pages by source, in MkDocs' order
+        self.nav: Navigation | None = None
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one build session across `mkdocs serve` rebuilds."""
@@ -67,7 +73,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                                   pagefind_filters=tuple(self.config.pagefind_filters)),
             index=self.config.output, site_url=config.site_url or "",
             write_markdown=self.config.write_markdown, workers=self.config.workers,
-            pagefind=self.config.pagefind_settings(config.site_name or ""))
+            pagefind=self.config.pagefind_settings(config.site_name or ""),
+            llms=self.config.llms_options())
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         store = base.absolute() / self.config.cache_dir if self.config.cache else None
         site = Path(config.site_dir)
@@ -85,6 +92,12 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         return files
 
     @event_priority(-100)
+    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> None:
+        """Note the site's navigation (MkDocs makes one from the files when there is no nav),
+        which llms.txt follows, after other plugins changed it."""
+        self.nav = nav
+
+    @event_priority(-100)
     def on_page_content(
         self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str | None:
@@ -96,7 +109,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if reason:
             log.debug("%s: left out of the chunk index (%s)", source, reason)
             self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(page.meta)),
-                                      fingerprint=_source_digest(page.file))
+                                      fingerprint=_source_digest(page.file), url=page.url)
             return html
         page_input = PageInput(html=html, source_path=source, url=page.url,
                                title=page.title or "", meta=page.meta or {})
@@ -118,7 +131,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                    and not builder.keep_page(source, fingerprint=_source_digest(file),
                                              markdown_path=_markdown_path(file))]
         try:
-            summary = builder.finish(list(self.files))
+            summary = builder.finish(list(self.files), _outline(config, self.nav))
         except TokenizerError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         except MdChunkError as error:
@@ -172,6 +185,21 @@ def _site_language(config: MkDocsConfig) -> str | None:
     theme = config.theme
     language = theme.get("language") or getattr(theme, "locale", None)
     return str(language) if language else None
+
+
+def _outline(config: MkDocsConfig, nav: Navigation | None) -> SiteOutline:
+    """The site's name, description and navigation, for llms.txt."""
+    items = tuple(_nav_items(nav.items)) if nav is not None else ()
+    return SiteOutline(config.site_name, config.site_description or "", items)
+
+
+def _nav_items(items: list[StructureItem]) -> Iterator[NavItem]:
+    """MkDocs' navigation as the core's: pages and sections (links lead out of the site)."""
+    for item in items:
+        if isinstance(item, Page):
+            yield NavItem(item.title, item.file.src_uri)
+        elif isinstance(item, Section):
+            yield NavItem(item.title, None, tuple(_nav_items(item.children)))
 
 
 def _markdown_path(file: File) -> str:

@@ -11,6 +11,8 @@ from sphinx.errors import ExtensionError
 
 from mdchunk.errors import OptionError
 from mdchunk.options import ChunkOptions, check_output_path
+from mdchunk.outputs.llms import OPTIONS as LLMS
+from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
 from mdchunk.profiles import check_formats
 
@@ -52,6 +54,8 @@ def register_config_values(app: Sphinx) -> None:
         app.add_config_value(f"mdchunk_{name}", None, "html", types=types)
     for name, (default, types) in WRITER_OPTIONS.items():
         app.add_config_value(f"mdchunk_{name}", default, "html", types=types)
+    for name, default in LLMS.items():
+        app.add_config_value(f"mdchunk_{name}", default, "html")
 
 
 #: Options of the MkDocs plugin that Sphinx builds have no use for, with why.
@@ -64,7 +68,7 @@ MKDOCS_ONLY = {
 
 def unknown_names(config: Config) -> list[str]:
     """A message for each `mdchunk_*` name set in conf.py (or with -D) that is no option."""
-    known = {f"mdchunk_{name}" for name in [*chunk_option_names(), *WRITER_OPTIONS]}
+    known = {f"mdchunk_{name}" for name in [*chunk_option_names(), *WRITER_OPTIONS, *LLMS]}
     given = [*config._raw_config, *config._overrides]
     messages = []
     for name in dict.fromkeys(given):
@@ -92,7 +96,19 @@ def chunk_options(config: Config) -> ChunkOptions:
             f"mdchunk_{error.option} = {values.get(error.option)!r}: {error.message}"
         ) from error
     _check_writer_options(config)
+    llms_options(config)
     return options
+
+
+def llms_options(config: Config) -> LlmsOptions | None:
+    """The agent outputs' options from `conf.py`; a bad value raises `ExtensionError`."""
+    values = {name: getattr(config, f"mdchunk_{name}") for name in LLMS}
+    try:
+        return LlmsOptions.validated(values)
+    except OptionError as error:
+        raise ExtensionError(
+            f"mdchunk_{error.option} = {values.get(error.option)!r}: {error.message}"
+        ) from error
 
 
 def _check_writer_options(config: Config) -> None:

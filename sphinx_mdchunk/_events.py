@@ -25,7 +25,8 @@ from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.tokens import tokenizer_choice
-from sphinx_mdchunk._config import chunk_options, pagefind_settings, unknown_names
+from sphinx_mdchunk._config import chunk_options, llms_options, pagefind_settings, unknown_names
+from sphinx_mdchunk._outline import site_outline
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -79,7 +80,8 @@ class MdChunkBuild:
                                   pagefind_filters=tuple(config.mdchunk_pagefind_filters)),
             index=config.mdchunk_output, site_url=config.html_baseurl or "",
             write_markdown=config.mdchunk_write_markdown, workers=0,  # Sphinx's -j N chunks
-            pagefind=pagefind_settings(config, site_name=str(config.project or "")))
+            pagefind=pagefind_settings(config, site_name=str(config.project or "")),
+            llms=llms_options(config))
         self.builder = IndexBuilder(settings, site_dir=Path(app.outdir),
                                     store=Path(app.doctreedir) / _STORE_FOLDER,
                                     report=self._report, log=_Prefixed())
@@ -96,7 +98,8 @@ class MdChunkBuild:
                                                                app.config.mdchunk_exclude)
         if reason:
             logger.debug("mdchunk: %s left out of the chunk index (%s)", pagename, reason)
-            self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(meta)))
+            self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(meta)),
+                                      url=app.builder.get_target_uri(pagename))
             return
         title = app.env.titles.get(pagename)
         page = PageInput(html=context["body"], source_path=source,
@@ -123,7 +126,8 @@ class MdChunkBuild:
             if not builder.has_seen(source):  # rewritten by a worker, or not at all
                 builder.keep_page(source, report=False)
         try:
-            summary = builder.finish(sources)
+            summary = builder.finish(sources, site_outline(app, lambda name: _source_path(
+                app, name)))
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk: {error}") from error
         for source in summary.lacking:

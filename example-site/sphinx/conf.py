@@ -41,3 +41,4 @@ html_title = "Beacon 2.4 documentation"
 html_baseurl = "https://example.com/sphinx/"
 
 mdchunk_max_tokens = 512
+mdchunk_llms_optional = ["empty.rst"]

@@ -15,7 +15,9 @@ from typing import Any
 from mdchunk.chunking import PageChunks
 from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
+from mdchunk.outputs.llms import page_facts
 from mdchunk.timing import StageTimer
+from mdchunk.tokens import TokenCounter
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -30,6 +32,10 @@ class OutputSettings:
     """Whether to keep the chunk inspector's data of the page."""
     pagefind_filters: tuple[str, ...] = ()
     """Front matter keys that become Pagefind filters, besides `tags` (see `ProfileSettings`)."""
+    agents: bool = False
+    """Whether to keep what `llms.txt` needs of the page (`mdchunk.outputs.llms.page_facts`)."""
+    directive: bool = False
+    """Whether the page's Markdown twin opens with the note that points to `llms.txt`."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -57,6 +63,9 @@ class PageOutput:
     """True when `markdown`, `records` and `inspector` are not held here (left empty) but in the
     page's entry of the page store (`mdchunk.session.store`), read back when the index is
     written."""
+    agent: Mapping[str, Any] | None = None
+    """What `llms.txt` needs of the page, when asked for and the page has text (see
+    `mdchunk.outputs.llms.page_facts`); kept with the counts."""
 
     def without_content(self) -> PageOutput:
         """This page as a build holds it once its content is on disk: its counts, warnings and
@@ -65,16 +74,24 @@ class PageOutput:
 
 
 def page_output(result: PageChunks, settings: OutputSettings,
-                timer: StageTimer | None = None) -> PageOutput:
-    """The records of every selected format of one chunked page (timed as `records`)."""
+                timer: StageTimer | None = None, *, count: TokenCounter | None = None,
+                site_url: str = "") -> PageOutput:
+    """The records of every selected format of one chunked page (timed as `records`).
+
+    `count` (the chunker's counter) and `site_url` (the page's) serve the agent outputs'
+    facts, when `settings.agents` asks for them."""
     timer = timer or StageTimer()
     before = timer.snapshot()
     with timer.stage("records"):
         records = encoded_page_records(result, settings.formats, language=settings.language,
                                        pagefind_filters=settings.pagefind_filters)
         inspector = page_data(result) if settings.inspector else None
+        agent = page_facts(result, count=count, site_url=site_url, directive=settings.directive
+                           ) if settings.agents and count is not None else None
     timings = dict(result.timings)
-    timings["records"] = timer.since(before)["records"]
+    spent = timer.since(before)
+    timings["records"] = spent["records"]
+    timings["count"] = timings.get("count", 0.0) + spent["count"]
     return PageOutput(
         source_path=result.source_path,
         url=result.url,
@@ -87,6 +104,7 @@ def page_output(result: PageChunks, settings: OutputSettings,
         notes=result.notes,
         inspector=inspector,
         timings=timings,
+        agent=agent,
     )
 
 

@@ -32,6 +32,8 @@ from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
+from mdchunk.outputs.llms import ListedPage, LlmsOptions, write_agent_outputs
+from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind import PagefindSettings, pagefind_needed, write_search_page
 from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
 from mdchunk.outputs.writers import write_text
@@ -71,13 +73,20 @@ class BuildSettings:
     """The token counter a user named (else `MDCHUNK_TOKENIZER`, else the default)."""
     pagefind: PagefindSettings = dataclasses.field(default_factory=PagefindSettings)
     """Where the Pagefind bundle goes (format `pagefind`), and whether a search page does."""
+    llms: LlmsOptions | None = None
+    """The agent outputs to write (`llms.txt`, `llms-full`, Markdown twins); None: none."""
+
+    def page_settings(self) -> OutputSettings:
+        """What to make of each page: `output`, and what the agent outputs need of it."""
+        return dataclasses.replace(self.output, agents=self.llms is not None,
+                                   directive=self.llms is not None and self.llms.directive)
 
     def fingerprint(self) -> str:
         """Everything besides the page that its records depend on: two builds with the same
         fingerprint give the same records for the same page."""
         return json.dumps(
             [__version__, self.options.as_dict(), self.site_url,
-             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.output)],
+             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.page_settings())],
             sort_keys=True)
 
 
@@ -131,6 +140,8 @@ class _ThisBuild:
     written: int = 0
     lacking: list[str] = dataclasses.field(default_factory=list)
     pending: dict[str, _Pending] = dataclasses.field(default_factory=dict)
+    left_out: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The urls of the pages left out of the index in this build, by source path."""
 
 
 class IndexBuilder:
@@ -201,10 +212,13 @@ class IndexBuilder:
             self._chunk_here(page, url, _Page(_EMPTY, key, markdown_path, fingerprint))
 
     def exclude_page(self, source: str, *, by_metadata: bool,
-                     fingerprint: str | None = None) -> None:
+                     fingerprint: str | None = None, url: str | None = None) -> None:
         """Leave a rendered page out of the index. Left out by its own metadata, it stays out
-        when a later build keeps it without rendering it."""
+        when a later build keeps it without rendering it. Its `url`, when given, gets the
+        hidden pointer to `llms.txt` in its HTML (the agent outputs)."""
         self.build.seen.add(source)
+        if url is not None:
+            self.build.left_out[source] = url
         self.pages.pop(source, None)
         self.build.pending.pop(source, None)
         if by_metadata:
@@ -242,9 +256,11 @@ class IndexBuilder:
         self.build.lacking.append(source)
         return False
 
-    def finish(self, order: Sequence[str]) -> BuildSummary:
+    def finish(self, order: Sequence[str], outline: SiteOutline | None = None) -> BuildSummary:
         """Write the index and every requested output into the site folder, each file atomically;
-        `order` lists the site's pages (source paths) in the order of the index.
+        `order` lists the site's pages (source paths) in the order of the index, and `outline`
+        the site's name, description and navigation, which `llms.txt` follows (without it,
+        the pages in `order`).
 
         When every page of `order` is accounted for, the store forgets the pages and entries no
         longer in the site. The builder is then ready for another build of the same site.
@@ -266,6 +282,7 @@ class IndexBuilder:
             written = self._write_outputs(sources)
             inspector = self._write_inspector(sources)
             search_page = self._write_search_page()
+            written.update(self._write_agent_outputs(sources, outline or SiteOutline()))
         pages = tuple(self.pages[source].output for source in sources)
         self._log_timings(waited, writing.seconds)
         began = time.perf_counter()
@@ -323,8 +340,8 @@ class IndexBuilder:
         if workers == 0:
             return False
         self._pool = WorkerPool(WorkerSettings(
-            self.settings.options, self.processed_at, self.settings.output, self.store.folder,
-            self.store.settings, self.settings.tokenizer), workers=workers)
+            self.settings.options, self.processed_at, self.settings.page_settings(),
+            self.store.folder, self.store.settings, self.settings.tokenizer), workers=workers)
         return True
 
     def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
@@ -332,7 +349,8 @@ class IndexBuilder:
         chunker = self._inline_chunker()
         chunker.site_url = site_url
         try:
-            output = page_output(chunker.chunk_page(page), self.settings.output, chunker.timer)
+            output = page_output(chunker.chunk_page(page), self.settings.page_settings(),
+                                 chunker.timer, count=chunker.count, site_url=site_url)
         except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
             self._cannot_chunk(page.source_path, error)
             return
@@ -427,6 +445,23 @@ class IndexBuilder:
                                  pagefind_output=self.settings.pagefind.folder)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
+
+    def _write_agent_outputs(self, sources: Sequence[str], outline: SiteOutline
+                             ) -> dict[str, Path]:
+        """`llms.txt`, `llms-full` and the Markdown twins, when asked for."""
+        if self.settings.llms is None:
+            return {}
+        pages = [ListedPage(source, self.pages[source].output.url,
+                            self.pages[source].output.agent) for source in sources]
+        pages += [ListedPage(source, url, None) for source, url in self.build.left_out.items()
+                  if source not in self.pages]
+        try:
+            return write_agent_outputs(
+                self.site_dir, pages, outline, self.settings.llms, markdown_of=self._markdown,
+                site_url=self.settings.site_url, encoding=self.settings.options.encoding,
+                log=self.log)
+        except OSError as error:
+            raise MdChunkError(f"cannot write llms.txt in {self.site_dir}: {error}") from error
 
     def _write_inspector(self, sources: Sequence[str]) -> Path | None:
         if not self.settings.output.inspector:

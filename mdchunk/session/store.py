@@ -54,9 +54,9 @@ from mdchunk.profiles import PROFILES
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
 POINTERS = "pages"
-_FORMAT = 3
+_FORMAT = 4
 """The layout of an entry (part of its file name): a line per part and per record, since 2; the
-page's notes in its header, since 3."""
+page's notes in its header, since 3; what llms.txt needs of it (`agent`), since 4."""
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
@@ -318,16 +318,16 @@ class PageStore:
         self.enabled = False
 
 
-_SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings", "notes")
+_SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings", "notes", "agent")
 """The fields of `PageOutput` in an entry's header."""
 
 
 def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutput:
     """The page of an entry (`PageCache._entry`), with or without its content."""
     facts = header["page"]
-    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-2]},
+    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-3]},
                          warnings=tuple(facts["warnings"]), notes=tuple(facts["notes"]),
-                         markdown="", records={},
+                         agent=facts["agent"], markdown="", records={},
                          inspector=None, stored=True)
     if not content:
         return summary

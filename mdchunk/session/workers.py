@@ -191,7 +191,8 @@ def _chunk(page: PageInput, html: bytes, key: str, site_url: str) -> PageOutput:
     page = dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass"))
     chunker = _worker.loaded()
     chunker.site_url = site_url
-    output = page_output(chunker.chunk_page(page), _worker.settings.output, chunker.timer)
+    output = page_output(chunker.chunk_page(page), _worker.settings.output, chunker.timer,
+                         count=chunker.count, site_url=site_url)
     began = time.perf_counter()
     if _worker.store is None:
         settings = _worker.settings

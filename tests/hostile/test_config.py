@@ -53,13 +53,20 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "pagefind_filters": [("tags", "'tags'", "list"), ([1], "1", "str")],
     "pagefind_search_page": [("yes", "'yes'", "bool"),
                              (True, "True", "add pagefind to formats")],
+    "llms_txt": [("yes", "'yes'", "bool")],
+    "llms_full": [(1, "1", "bool")],
+    "llms_full_max_tokens": [(0, "0", "1 or more"), ("big", "'big'", "integer"),
+                             (True, "True", "integer")],
+    "llms_optional": [("changelog*", "'changelog*'", "list"), ([1], "1", "str")],
+    "llms_directive": [("on", "'on'", "bool")],
 }
 CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
 
 
 def test_every_option_is_covered() -> None:
     mkdocs_options = {name for name, _ in MdChunkConfig._schema}
-    sphinx_options = {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS}
+    sphinx_options = {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS,
+                      *sphinx_config.LLMS}
     assert mkdocs_options | sphinx_options == set(BAD)  # (an option may be one engine's only)
     assert {f.name for f in dataclasses.fields(ChunkOptions)} <= set(BAD)
 
@@ -82,13 +89,15 @@ def _sphinx_config(**values: Any) -> SimpleNamespace:
     settings = {f"mdchunk_{name}": None for name in sphinx_config.chunk_option_names()}
     settings.update({f"mdchunk_{name}": default
                      for name, (default, _) in sphinx_config.WRITER_OPTIONS.items()})
+    settings.update({f"mdchunk_{name}": default for name, default in sphinx_config.LLMS.items()})
     settings.update({f"mdchunk_{name}": value for name, value in values.items()})
     return SimpleNamespace(**settings)
 
 
 @pytest.mark.parametrize(("option", "value", "shown", "allowed"), CASES)
 def test_sphinx_message(option: str, value: Any, shown: str, allowed: str) -> None:
-    if option not in {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS}:
+    if option not in {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS,
+                      *sphinx_config.LLMS}:
         pytest.skip(f"{option} is not a Sphinx option")
     with pytest.raises(ExtensionError) as raised:
         sphinx_config.chunk_options(_sphinx_config(**{option: value}))  # type: ignore[arg-type]

@@ -1,0 +1,177 @@
+"""afdocs, the reference checker of the Agent-Friendly Documentation Spec, on sites built with
+mdchunk: the score an agent-readiness audit gives them, check by check.
+
+    npm install --prefix /tmp/afdocs afdocs          # once (Node.js 20 or newer)
+    python benchmarks/afdocs.py --afdocs /tmp/afdocs/node_modules/.bin/afdocs
+    python benchmarks/afdocs.py --afdocs ... --code /tmp/before     # another commit's mdchunk
+
+Each site is built in a temporary folder (by `mkdocs` or `sphinx-build` in a child process, so
+that `--code` can put another checkout first on its path), served with `python -m http.server`
+on 127.0.0.1, and checked with `afdocs check --format json --score --sampling deterministic`,
+the site's public url given as `--canonical-origin` (the pages link to it). Never run as a test:
+it needs Node.js and afdocs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.corpus import nodejs_site, nodejs_sphinx_project  # noqa: E402
+
+Builder = Callable[[Path, Path, dict[str, str]], Path | None]
+"""Builds a site under a folder from a repository checkout; returns the built site (None when
+its sources are absent)."""
+
+
+def _run(command: list[str], env: dict[str, str]) -> None:
+    """Run a build; from the temporary folder, so that `python -m` puts no checkout of
+    mdchunk before the one `--code` names."""
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+
+
+def _example_mkdocs(work: Path, code: Path, env: dict[str, str]) -> Path:
+    project = work / "example-mkdocs"
+    shutil.copytree(code / "example-site" / "mkdocs", project,
+                    ignore=shutil.ignore_patterns("site", "site-*"))
+    _run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml")], env)
+    return project / "site"
+
+
+def _example_sphinx(work: Path, code: Path, env: dict[str, str]) -> Path:
+    source = work / "example-sphinx"
+    shutil.copytree(code / "example-site" / "sphinx", source,
+                    ignore=shutil.ignore_patterns("_build"))
+    _run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(source),
+          str(work / "example-sphinx-html")], env)
+    return work / "example-sphinx-html"
+
+
+def _example_sphinx_dirhtml(work: Path, code: Path, env: dict[str, str]) -> Path:
+    source = work / "example-sphinx-dirhtml"
+    shutil.copytree(code / "example-site" / "sphinx", source,
+                    ignore=shutil.ignore_patterns("_build"))
+    _run([sys.executable, "-m", "sphinx", "-q", "-b", "dirhtml", str(source),
+          str(work / "example-sphinx-dirhtml-out")], env)
+    return work / "example-sphinx-dirhtml-out"
+
+
+def _nodejs_mkdocs(work: Path, code: Path, env: dict[str, str]) -> Path | None:
+    config = nodejs_site(work / "nodejs-mkdocs")
+    if config is None:
+        return None
+    _run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)], env)
+    return config.parent / "site"
+
+
+def _nodejs_sphinx(work: Path, code: Path, env: dict[str, str]) -> Path | None:
+    source = nodejs_sphinx_project(work / "nodejs-sphinx")
+    if source is None:
+        return None
+    _run([sys.executable, "-m", "sphinx", "-q", "-j", "2", "-b", "html", str(source),
+          str(work / "nodejs-sphinx-html")], env)
+    return work / "nodejs-sphinx-html"
+
+
+SITES: dict[str, tuple[Builder, str]] = {
+    "example-mkdocs": (_example_mkdocs, "https://example.com/docs"),
+    "example-sphinx": (_example_sphinx, "https://example.com/sphinx"),
+    "example-sphinx-dirhtml": (_example_sphinx_dirhtml, "https://example.com/sphinx"),
+    "nodejs-mkdocs": (_nodejs_mkdocs, "https://nodejs.example/api"),
+    "nodejs-sphinx": (_nodejs_sphinx, "https://nodejs.example/api"),
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def served(site: Path) -> Iterator[str]:
+    """`site` served by `python -m http.server` on 127.0.0.1 while the block runs."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+         "--directory", str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(url, timeout=1).close()
+                break
+            time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def check(afdocs: str, url: str, canonical: str) -> dict[str, Any]:
+    """afdocs' JSON report of the site at `url`."""
+    result = subprocess.run(
+        [afdocs, "check", url, "--format", "json", "--score", "--sampling", "deterministic",
+         "--canonical-origin", canonical, "--request-delay", "20", "-q"],
+        capture_output=True, text=True, check=False)
+    if not result.stdout.strip():
+        raise RuntimeError(f"afdocs gave no report: {result.stderr[-2000:]}")
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def describe(name: str, report: dict[str, Any]) -> list[str]:
+    """The score, the category scores and every check that did not pass."""
+    scoring = report["scoring"]
+    lines = [f"{name}: {scoring['overall']} / 100 ({scoring['grade']})"]
+    lines += [f"  {category}: {score['score']}"
+              for category, score in scoring["categoryScores"].items()]
+    lines += [f"  {result['status']:4}  {result['id']}: {result['message']}"
+              for result in report["results"] if result["status"] != "pass"]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--afdocs", required=True, help="The afdocs command (its path).")
+    parser.add_argument("--site", action="append", choices=sorted(SITES),
+                        help="A site to check (repeatable; default: all).")
+    parser.add_argument("--code", type=Path, default=REPO,
+                        help="A checkout whose mdchunk and example site are used (default: this "
+                             "one), e.g. `git archive COMMIT | tar -x -C /tmp/before`.")
+    parser.add_argument("--json", type=Path, help="Write every report into this folder.")
+    args = parser.parse_args()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(args.code.resolve()), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    with tempfile.TemporaryDirectory(prefix="mdchunk-afdocs-") as folder:
+        for name in args.site or list(SITES):
+            build, canonical = SITES[name]
+            site = build(Path(folder), args.code.resolve(), env)
+            if site is None:
+                print(f"{name}: sources absent, skipped")
+                continue
+            with served(site) as url:
+                report = check(args.afdocs, url, canonical)
+            if args.json is not None:
+                args.json.mkdir(parents=True, exist_ok=True)
+                (args.json / f"{name}.json").write_text(json.dumps(report, indent=1))
+            print("\n".join(describe(name, report)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,385 @@
+"""The agent outputs of a site: `llms.txt`, `llms-full.txt` and the pages' Markdown twins.
+
+`llms.txt` (llmstxt.org) sits at the site root: `# Site name`, `> summary`, where to find the
+whole text, then one `##` section per part of the site's navigation, each page a line
+`- [Title](url of its Markdown twin): description (N tokens)`; pages chosen as optional go under
+`## Optional`. `llms-full.txt` holds every page's Markdown in that order, or, when that would
+exceed the token budget, lists the files it is split into (`mdchunk.outputs.llms_full`).
+
+What each page contributes is worked out where the page is chunked (`page_facts`: its title,
+description and exact token counts, with the build's counter), and kept with its records; the
+build's last step (`write_agent_outputs`) only reads it back and writes the files, one page's
+Markdown at a time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import logging
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mdchunk.chunk import PageChunks
+from mdchunk.errors import OptionError
+from mdchunk.outputs.llms_full import (
+    FullFile,
+    FullPage,
+    listing,
+    plan_full,
+    remove_stale_parts,
+    write_full,
+)
+from mdchunk.outputs.outline import NavSection, SiteOutline, nav_sections
+from mdchunk.outputs.twins import (
+    LLMS_TXT,
+    directive_element,
+    index_link,
+    link_text,
+    mark_html_page,
+    note_line,
+    page_block,
+    twin_path,
+    write_twin,
+)
+from mdchunk.outputs.writers import write_text
+from mdchunk.tokens import TokenCounter
+
+DEFAULT_FULL_MAX_TOKENS = 100_000
+"""`llms_full_max_tokens` by default: a file that fits a 128k-token context window with room
+left for the question and the answer."""
+
+OPTIONS: Mapping[str, Any] = {
+    "llms_txt": True,
+    "llms_full": True,
+    "llms_full_max_tokens": DEFAULT_FULL_MAX_TOKENS,
+    "llms_optional": [],
+    "llms_directive": True,
+}
+"""The agent outputs' options with their defaults, as users write them (MkDocs plugin options;
+`mdchunk_<name>` in Sphinx; `mdchunk site` flags)."""
+
+OPTIONAL = "Optional"
+"""The section of `llms.txt` that readers may skip (llmstxt.org)."""
+_DESCRIPTION_CHARACTERS = 240
+"""Longest description taken from a page's text: a sentence, not a paragraph."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LlmsOptions:
+    """What to write for agents besides the index (`OPTIONS`, validated)."""
+
+    full: bool = True
+    """Write `llms-full.txt` (split into files within `full_max_tokens` where needed)."""
+    full_max_tokens: int = DEFAULT_FULL_MAX_TOKENS
+    """Most tokens in one `llms-full` file, unless one page alone holds more."""
+    optional: tuple[str, ...] = ()
+    """Glob patterns of source paths whose pages go under `## Optional`."""
+    directive: bool = True
+    """Open each twin with a note, and each HTML page with a hidden element, that point to
+    `llms.txt`."""
+
+    @classmethod
+    def validated(cls, values: Mapping[str, Any]) -> LlmsOptions | None:
+        """The options from user values named as in `OPTIONS` (missing or None: the default);
+        None when `llms_txt` is off.
+
+        Raises:
+            OptionError: naming the first bad value.
+        """
+        unknown = sorted(set(values) - set(OPTIONS))
+        if unknown:
+            raise OptionError(unknown[0], f"unknown option; known: {', '.join(OPTIONS)}")
+        given = {name: values.get(name) for name in OPTIONS}
+        merged = {name: OPTIONS[name] if value is None else value for name, value in given.items()}
+        for name in ("llms_txt", "llms_full", "llms_directive"):
+            if not isinstance(merged[name], bool):
+                raise OptionError(name, f"must be a bool (true or false), got {merged[name]!r}")
+        budget = merged["llms_full_max_tokens"]
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise OptionError("llms_full_max_tokens", f"must be an integer of 1 or more "
+                              f"(tokens), got {budget!r}")
+        optional = merged["llms_optional"]
+        if not isinstance(optional, list | tuple) or not all(
+                isinstance(pattern, str) for pattern in optional):
+            raise OptionError("llms_optional", f"must be a list of glob patterns (str), got "
+                              f"{optional!r}")
+        if not merged["llms_txt"]:
+            return None
+        return cls(full=merged["llms_full"], full_max_tokens=budget, optional=tuple(optional),
+                   directive=merged["llms_directive"])
+
+
+# -- what a page contributes (where it is chunked) ----------------------------------------------
+
+
+def page_facts(result: PageChunks, *, count: TokenCounter, site_url: str, directive: bool
+               ) -> dict[str, Any] | None:
+    """What `llms.txt` needs of a chunked page: its title, description, site url and the exact
+    token counts of its twin (`tokens`) and of its part of `llms-full.txt` (`fullTokens`).
+    None for a page without text (nothing for an agent to read: it is not listed)."""
+    if not result.markdown.strip():
+        return None
+    first = result.chunks[0] if result.chunks else None
+    title = first.file_title if first is not None else ""
+    meta = first.front_matter if first is not None else {}
+    block = page_block(result.markdown, note_line(title, result.url, site_url,
+                                                  directive=directive))
+    full_tokens = count(block)
+    return {"title": title, "description": page_description(meta, result.markdown),
+            "siteUrl": site_url, "tokens": full_tokens if directive else count(result.markdown),
+            "fullTokens": full_tokens}
+
+
+def twin_text(markdown: str, title: str, url: str, site_url: str, *, directive: bool) -> str:
+    """The page's Markdown twin: the page Markdown, opened by the note when `directive`."""
+    if not directive:
+        return markdown
+    return page_block(markdown, note_line(title, url, site_url, directive=True))
+
+
+def page_description(meta: Mapping[str, Any], markdown: str) -> str:
+    """The page's front matter `description`, else the first sentence of its text."""
+    given = meta.get("description")
+    if isinstance(given, str) and given.strip():
+        return " ".join(given.split())
+    return first_sentence(markdown)
+
+
+_NOT_PROSE = re.compile(r"(?:#|```|~~~|\||<|>|[-*+]\s|\d+[.)]\s|!\[|\$\$|\[\^|:|    |\t"
+                        r"|-{3,}|\*{3,}|_{3,}|={3,})")
+_DEFINITION = re.compile(r"^\s*:\s", re.MULTILINE)
+_INLINE = (
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images
+    (re.compile(r"\[\^[^\]]*\]"), ""),  # footnote references
+    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)"), r"\1"),
+    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])"), r"\1"),  # escapes
+)
+_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\u3002\uff01\uff1f]")  # and CJK full stops
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "incl"})
+
+
+def first_sentence(markdown: str) -> str:
+    """The first sentence of the page's first paragraph of prose (not a heading, list, table,
+    code, quote or raw HTML), without Markdown's inline syntax; "" when it has none."""
+    for paragraph in re.split(r"\n[ \t]*\n", markdown):
+        stripped = paragraph.strip()
+        if not stripped or _NOT_PROSE.match(stripped) or _DEFINITION.search(paragraph):
+            continue
+        text = _plain(stripped)
+        if text:
+            return _cut(_sentence(text))
+    return ""
+
+
+def _plain(text: str) -> str:
+    for pattern, replacement in _INLINE:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
+
+
+def _sentence(text: str) -> str:
+    """The text up to its first sentence end that does not close an abbreviation or an
+    initial (`e.g.`, `J.`)."""
+    for end in _SENTENCE_END.finditer(text):
+        word = text[:end.start()].rsplit(" ", 1)[-1].lower()
+        if end.group() == "." and (word in _ABBREVIATIONS or len(word.strip("(")) == 1):
+            continue
+        return text[:end.end()]
+    return text
+
+
+def _cut(text: str) -> str:
+    if len(text) <= _DESCRIPTION_CHARACTERS:
+        return text
+    return text[:_DESCRIPTION_CHARACTERS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+# -- the site's files (at the end of the build) -------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ListedPage:
+    """A page of the build, with what `llms.txt` needs of it (`page_facts`); None for a page
+    that is not listed (left out of the index, or without text), whose HTML only points to
+    `llms.txt`."""
+
+    source: str
+    url: str
+    facts: Mapping[str, Any] | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Entry:
+    """A line of `llms.txt`: a page under its title."""
+
+    page: ListedPage
+    title: str
+
+    @property
+    def twin_link(self) -> str:
+        return index_link(twin_path(self.page.url), self.page.facts["siteUrl"])
+
+
+def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: SiteOutline,
+                        options: LlmsOptions, *, markdown_of: Callable[[str], str],
+                        site_url: str, encoding: str,
+                        log: logging.Logger | logging.LoggerAdapter[Any]) -> dict[str, Path]:
+    """Write the twins, `llms-full` and `llms.txt`, and mark the HTML pages; return the files
+    written for the build's summary (`llms.txt`, and `llms-full.txt` when asked for).
+
+    Arguments:
+        site_dir: The built site.
+        pages: The pages of the build, those of the index first, in the index's order.
+        outline: The site's name, description and navigation, from the engine.
+        options: The agent outputs' options.
+        markdown_of: A page's Markdown, by source path (read one page at a time).
+        site_url: The site's url ("" when unknown: the pages' own, else relative links).
+        encoding: The encoding the token counts are in (said in `llms.txt`).
+        log: The build's log (a page alone over the budget is said at info level).
+    """
+    listed = [page for page in pages if page.facts is not None]
+    sections = _sections(listed, outline, options.optional)
+    entries = [entry for _, section in sections for entry in section]
+    site_url = site_url or next(
+        (str(page.facts["siteUrl"]) for page in listed if page.facts["siteUrl"]), "")
+    name, summary = _site_name(outline, entries), _summary(outline, entries)
+    blocks = _blocks(site_dir, entries, markdown_of, directive=options.directive)
+    written = {"llms.txt": site_dir / LLMS_TXT}
+    where: list[str] = []
+    if options.full:
+        files = plan_full([(title, [_full_page(entry) for entry in section])
+                           for title, section in sections], options.full_max_tokens)
+        written["llms-full"] = write_full(site_dir, files, blocks, name=name, summary=summary,
+                                          site_url=site_url, encoding=encoding)
+        remove_stale_parts(site_dir, files)
+        where = ["", *listing(files, site_url, encoding)]
+        _say_over_budget(files, log)
+    for _ in blocks:  # the twins that llms-full did not ask for
+        pass
+    _mark_html_pages(site_dir, pages, directive=options.directive)
+    info = [f"Each link below leads to the page's Markdown; the count after it is its size in "
+            f"{encoding} tokens.", *where]
+    write_text(site_dir / LLMS_TXT, render_llms_txt(name, summary, info, sections),
+               durable=False)
+    return written
+
+
+def _full_page(entry: _Entry) -> FullPage:
+    return FullPage(entry.page.source, int(entry.page.facts["fullTokens"]), entry.title)
+
+
+def _say_over_budget(files: Sequence[FullFile], log: logging.Logger
+                     | logging.LoggerAdapter[Any]) -> None:
+    for file in files:
+        if file.over_budget:
+            log.info("%s holds the page %s alone: %d tokens, more than llms_full_max_tokens "
+                     "(%d)", file.path, file.pages[0].source, file.tokens, file.budget)
+
+
+def _sections(pages: Sequence[ListedPage], outline: SiteOutline, optional: Sequence[str]
+              ) -> list[tuple[str, list[_Entry]]]:
+    """The sections of `llms.txt` with their entries; `## Optional` last, with the pages
+    chosen as optional and those of a navigation section of that name."""
+    by_source = {page.source: page for page in pages}
+
+    def title_of(source: str) -> str:
+        return str(by_source[source].facts["title"]) or source
+
+    chosen: list[_Entry] = []
+    sections: list[tuple[str, list[_Entry]]] = []
+    for section in nav_sections(outline, by_source, title_of):
+        entries = [_Entry(by_source[source], nav_title or title_of(source))
+                   for source, nav_title in section.pages]
+        if section.title == OPTIONAL:
+            chosen[:0] = entries
+            continue
+        chosen.extend(entry for entry in entries if _matches(entry.page, optional))
+        kept = [entry for entry in entries if not _matches(entry.page, optional)]
+        if kept:
+            sections.append((section.title, kept))
+    if chosen:
+        sections.append((OPTIONAL, chosen))
+    return sections
+
+
+def _matches(page: ListedPage, patterns: Sequence[str]) -> bool:
+    """Whether the page's source path (with or without its extension) matches a pattern."""
+    names = [page.source, page.source.rsplit(".", 1)[0]]
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names)
+
+
+def _blocks(site_dir: Path, entries: Sequence[_Entry], markdown_of: Callable[[str], str], *,
+            directive: bool) -> Iterator[str]:
+    """Each entry's part of `llms-full`, in order, its twin written on the way (a page's
+    Markdown is read once for both)."""
+    for entry in entries:
+        page = entry.page
+        markdown = markdown_of(page.source)
+        title, site_url = str(page.facts["title"]), str(page.facts["siteUrl"])
+        write_twin(site_dir, page.url, twin_text(markdown, title, page.url, site_url,
+                                                 directive=directive))
+        yield page_block(markdown, note_line(title, page.url, site_url, directive=directive))
+
+
+def _mark_html_pages(site_dir: Path, pages: Sequence[ListedPage], *, directive: bool) -> None:
+    """Put the hidden directive in each page's HTML (with a link to its twin where it has
+    one), or take out one an earlier build put there."""
+    for page in pages:
+        element = directive_element(page.url, twin=page.facts is not None) if directive else None
+        mark_html_page(site_dir, page.url, element)
+
+
+def _site_name(outline: SiteOutline, entries: Sequence[_Entry]) -> str:
+    home = _home(outline, entries)
+    return outline.name.strip() or (str(home.page.facts["title"]) if home else "") or (
+        "Documentation")
+
+
+def _summary(outline: SiteOutline, entries: Sequence[_Entry]) -> str:
+    """The site's description, else its home page's, else what the site is made of (a home
+    page of links has no sentence to give)."""
+    home = _home(outline, entries)
+    described = " ".join(outline.description.split()) or (
+        str(home.page.facts["description"]) if home else "")
+    count = len(entries)
+    return described or (f"The {_site_name(outline, entries)} documentation: {count} "
+                         f"page{'' if count == 1 else 's'}." if entries else "")
+
+
+def _home(outline: SiteOutline, entries: Sequence[_Entry]) -> _Entry | None:
+    for entry in entries:
+        if outline.home is None or entry.page.source == outline.home:
+            return entry
+    return None
+
+
+def render_llms_txt(name: str, summary: str, info: Sequence[str],
+                    sections: Sequence[tuple[str, Sequence[_Entry]]]) -> str:
+    """The text of `llms.txt` (llmstxt.org's format)."""
+    lines = [f"# {' '.join(name.split())}", ""]
+    if summary:
+        lines += [f"> {summary}", ""]
+    lines += [*info, ""]
+    for title, entries in sections:
+        lines += [f"## {title}", ""]
+        lines += [_entry_line(entry) for entry in entries]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _entry_line(entry: _Entry) -> str:
+    facts = entry.page.facts
+    tokens = f"{facts['tokens']} tokens"
+    details = f"{facts['description']} ({tokens})" if facts["description"] else tokens
+    return f"- [{link_text(entry.title) or entry.page.source}]({entry.twin_link}): {details}"
+
+
+__all__ = ["OPTIONAL", "OPTIONS", "ListedPage", "LlmsOptions", "NavSection",
+           "page_facts", "write_agent_outputs"]

@@ -1,0 +1,169 @@
+"""The site as the agent outputs see it: its name, its description and its navigation.
+
+Each engine has its own navigation (MkDocs' `nav`, Sphinx's toctree, the folders of a built
+site); the adapters translate it into a `SiteOutline`, and everything after that is the core's:
+which pages make a section of `llms.txt`, in which order, under which title.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NavItem:
+    """An entry of the site's navigation: a page, a section, or a page with pages under it."""
+
+    title: str | None = None
+    """The title the navigation gives it (None: the page's own title)."""
+    source: str | None = None
+    """The page's source path (None: a section without a page of its own)."""
+    children: tuple[NavItem, ...] = ()
+    """The entries under it, in the navigation's order."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SiteOutline:
+    """What an engine knows of its site beyond its pages (every field may be left empty)."""
+
+    name: str = ""
+    """The site's name (MkDocs' `site_name`, Sphinx's `project`)."""
+    description: str = ""
+    """One line about the site (MkDocs' `site_description`); the home page's description
+    stands in for it when empty."""
+    nav: tuple[NavItem, ...] = ()
+    """The navigation's top-level entries, in order; pages of the index it does not name are
+    listed after them."""
+    home: str | None = None
+    """The home page's source path (None: the navigation's first page)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NavSection:
+    """One `##` section of `llms.txt`: a title and its pages (source, navigation title)."""
+
+    title: str
+    pages: tuple[tuple[str, str | None], ...]
+
+
+LEADING_PAGES = "Docs"
+"""The section of the top-level pages that come before the navigation's first section."""
+TRAILING_PAGES = "More"
+"""The section of top-level pages after a section (and of pages the navigation omits)."""
+
+
+def nav_sections(outline: SiteOutline, listed: Collection[str],
+                 title_of: Callable[[str], str]) -> list[NavSection]:
+    """The sections of `llms.txt` in the navigation's order, with the pages of `listed` only.
+
+    A top-level entry with entries under it is a section: its own page first, then every page
+    under it, flattened in order. Consecutive top-level pages make a section of their own,
+    `LEADING_PAGES` before the first section and `TRAILING_PAGES` after one. A page named twice
+    is listed where it comes first; pages of `listed` the navigation does not name close the
+    list. Titles are made unique (`Guide (2)`).
+
+    Arguments:
+        outline: The site's navigation.
+        listed: The source paths of the pages to list (the others are left out).
+        title_of: The page's own title, for a section whose entry has none.
+    """
+    seen: set[str] = set()
+    sections: list[NavSection] = []
+    run: list[tuple[str, str | None]] = []
+
+    def close_run() -> None:
+        if run:
+            sections.append(NavSection(TRAILING_PAGES if sections else LEADING_PAGES,
+                                       tuple(run)))
+            run.clear()
+
+    for item in outline.nav:
+        if not item.children:
+            run.extend(_pages([item], listed, seen))
+            continue
+        close_run()
+        pages = tuple(_pages([item], listed, seen))
+        if pages:
+            title = item.title or (title_of(item.source) if item.source else "")
+            sections.append(NavSection(title or LEADING_PAGES, pages))
+    run.extend((source, None) for source in listed if source not in seen)
+    close_run()
+    return _unique_titles(sections)
+
+
+def _pages(items: Sequence[NavItem], listed: Collection[str], seen: set[str]
+           ) -> Iterator[tuple[str, str | None]]:
+    """The listed pages of `items` and of every entry under them, depth first, once each."""
+    for item in items:
+        if item.source is not None and item.source in listed and item.source not in seen:
+            seen.add(item.source)
+            yield item.source, item.title
+        yield from _pages(item.children, listed, seen)
+
+
+def _unique_titles(sections: list[NavSection]) -> list[NavSection]:
+    """`sections` with a title seen before followed by its rank (`Guide (2)`)."""
+    counts: dict[str, int] = {}
+    unique = []
+    for section in sections:
+        title = " ".join(section.title.split()).lstrip("#").strip() or LEADING_PAGES
+        counts[title] = counts.get(title, 0) + 1
+        rank = counts[title]
+        unique.append(dataclasses.replace(section, title=title if rank == 1
+                                          else f"{title} ({rank})"))
+    return unique
+
+
+def folder_outline(pages: Mapping[str, str]) -> tuple[NavItem, ...]:
+    """The navigation of a site that has none to give: its folders, as MkDocs makes it when
+    mkdocs.yml has no `nav` (a folder's index page first, then pages and folders by name; a
+    folder is a section titled after its name, `getting-started` -> `Getting started`).
+
+    Arguments:
+        pages: Each page's source path -> its url (`guide/install/` or `guide/install.html`).
+    """
+    root = _Folder()
+    for source, url in pages.items():
+        folder = root
+        for part in _url_parts(url):
+            folder = folder.folders.setdefault(part, _Folder())
+        if folder.page is None:
+            folder.page = source
+    return tuple(root.items(top=True))
+
+
+@dataclasses.dataclass
+class _Folder:
+    """A node of the url tree: the page at it (if any) and the nodes under it by name."""
+
+    page: str | None = None
+    folders: dict[str, _Folder] = dataclasses.field(default_factory=dict)
+
+    def items(self, *, top: bool = False) -> Iterator[NavItem]:
+        """This node's page (at the top: the home page), then its children by name."""
+        if top and self.page is not None:
+            yield NavItem(source=self.page)
+        for name in sorted(self.folders):
+            child = self.folders[name]
+            under = tuple(child.items())
+            title = None if child.page is not None else _folder_title(name)
+            yield NavItem(title=title, source=child.page, children=under)
+
+
+def _url_parts(url: str) -> list[str]:
+    """The path of a page url without its file name: `guide/install/`, `guide/install.html`
+    and `guide/install/index.html` give `["guide", "install"]`; the home page gives `[]`."""
+    path = url.split("#", 1)[0].split("?", 1)[0]
+    for suffix in (".html", ".htm"):
+        path = path.removesuffix(suffix)
+    path = path.strip("/")
+    if path == "index" or path.endswith("/index"):
+        path = path[: -len("index")].rstrip("/")
+    return [part for part in path.split("/") if part]
+
+
+def _folder_title(name: str) -> str:
+    """A folder's name as a title, as MkDocs makes it: `getting-started` -> `Getting started`."""
+    title = name.replace("-", " ").replace("_", " ")
+    return title.capitalize() if title.lower() == title else title

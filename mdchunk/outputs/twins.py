@@ -1,0 +1,139 @@
+"""Where agents find a page's Markdown, and what points them there.
+
+A page's **Markdown twin** is its Markdown at the page url with `.md` appended, where the
+llms.txt convention and agent tools look for it: `guide/install/` -> `guide/install.md`,
+`install.html` -> `install.html.md`, the home page (a url without a file name) ->
+`index.html.md`. The twin opens with a one-line note that names the page and points to
+`llms.txt` (the "directive" of the Agent-Friendly Documentation Spec), so it is not the page
+Markdown that the chunks' offsets index into: that file (`index.md` beside `index.html`) stays
+as it is. Each HTML page gets a visually hidden directive too, right after `<body>`, outside the
+content that mdchunk chunks.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import urllib.parse
+from pathlib import Path
+
+from mdchunk.outputs.writers import atomic_write, write_text
+
+LLMS_TXT = "llms.txt"
+DIRECTIVE_CLASS = "mdchunk-llms"
+"""The class of the hidden directive in HTML pages (a later build finds and replaces it)."""
+_HIDDEN = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
+           "clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap;border:0")
+_DIRECTIVE = re.compile(rb'<div class="' + DIRECTIVE_CLASS.encode() + rb'"[^>]*>.*?</div>',
+                        re.DOTALL)
+_BODY = re.compile(rb"<body\b[^>]*>", re.IGNORECASE)
+_URL_SAFE = "/:#?&=%~+@!$,;*'"
+"""Characters kept as they are in the urls mdchunk writes: spaces and parentheses are
+escaped, so that a url ends where Markdown and llms.txt readers expect it to."""
+
+
+def twin_path(url: str) -> str:
+    """The file of the page's Markdown twin, relative to the site folder."""
+    path = urllib.parse.unquote(url.split("#", 1)[0].split("?", 1)[0]).lstrip("/")
+    if not path:
+        return "index.html.md"
+    if path.endswith("/"):
+        return path.rstrip("/") + ".md"
+    return path + ".md"
+
+
+def html_path(url: str) -> str:
+    """The HTML file of the page at `url`, relative to the site folder."""
+    path = urllib.parse.unquote(url.split("#", 1)[0].split("?", 1)[0]).lstrip("/")
+    return path + "index.html" if not path or path.endswith("/") else path
+
+
+def site_link(path: str, site_url: str) -> str:
+    """A link to `path` (relative to the site root) that works out of context, as the links of
+    the page Markdown do: absolute against `site_url`, else from the root (`/path`)."""
+    base = site_url.rstrip("/") + "/" if site_url else "/"
+    return base + quote_url(path)
+
+
+def index_link(path: str, site_url: str) -> str:
+    """A link from `llms.txt` (at the site root) to `path`: absolute against `site_url`, else
+    relative, which resolves wherever the site is served."""
+    return site_url.rstrip("/") + "/" + quote_url(path) if site_url else quote_url(path)
+
+
+def quote_url(url: str) -> str:
+    """`url` with spaces, parentheses and other unsafe characters percent-escaped (existing
+    escapes kept)."""
+    return urllib.parse.quote(url, safe=_URL_SAFE)
+
+
+def link_text(text: str) -> str:
+    """Text for a Markdown link's brackets, on one line: brackets become parentheses (the
+    reference llms.txt parser ends a title at the first `]`)."""
+    return " ".join(text.replace("[", "(").replace("]", ")").split())
+
+
+def note_line(title: str, url: str, site_url: str, *, directive: bool) -> str:
+    """The twin's first line: which page this is, and (`directive`) where the index is."""
+    page = f"> Markdown of [{link_text(title) or 'this page'}]({site_link(url, site_url)})"
+    if not directive:
+        return page + "."
+    return f"{page}; the documentation index is [{LLMS_TXT}]({site_link(LLMS_TXT, site_url)})."
+
+
+def page_block(markdown: str, note: str) -> str:
+    """The note, a blank line, the page Markdown: a twin, and a page of `llms-full.txt`.
+
+    It starts with `>` and ends with one newline after text, so that blocks put one after the
+    other count as many tokens as they do apart: no tokenizer joins text across that seam."""
+    return f"{note}\n\n{markdown.strip()}\n"
+
+
+def write_twin(site_dir: Path, url: str, text: str) -> Path:
+    """Write a page's Markdown twin (not flushed: it is derived from the site)."""
+    path = site_dir / twin_path(url)
+    write_text(path, text, durable=False)
+    return path
+
+
+def directive_element(url: str, *, twin: bool = True) -> bytes:
+    """The hidden directive for the page at `url`: links to `llms.txt` and (`twin`) to the
+    page's twin, relative to the page (they work wherever the site is served)."""
+    index = _relative(LLMS_TXT, url)
+    text = (f'For AI agents: the documentation index is <a href="{html.escape(index)}">'
+            f'{LLMS_TXT}</a>')
+    if twin:
+        markdown = _relative(twin_path(url), url)
+        text += (f'; this page as Markdown: <a href="{html.escape(markdown)}">'
+                 f'{html.escape(posixpath.basename(twin_path(url)))}</a>')
+    return (f'<div class="{DIRECTIVE_CLASS}" style="{_HIDDEN}">{text}.</div>').encode()
+
+
+def mark_html_page(site_dir: Path, url: str, element: bytes | None) -> bool:
+    """Put `element` right after the `<body>` tag of the page at `url`, in place of one an
+    earlier build put there (None: only remove that one). Returns whether the file changed; a
+    page whose file is missing or has no `<body>` is left as it is."""
+    path = site_dir / html_path(url)
+    try:
+        page = path.read_bytes()
+    except OSError:
+        return False
+    cleared = _DIRECTIVE.sub(b"", page)
+    body = _BODY.search(cleared)
+    if body is None:
+        return False
+    marked = cleared if element is None else (
+        cleared[:body.end()] + element + cleared[body.end():])
+    if marked == page:
+        return False
+    atomic_write(path, lambda handle: handle.write(marked) and None, durable=False)
+    return True
+
+
+def _relative(target: str, url: str) -> str:
+    """`target` (relative to the site root) as a link from the page at `url`; it always holds
+    a `/` (`./llms.txt`), which is how checkers tell a link to a file from prose."""
+    base = posixpath.dirname(html_path(url))
+    link = posixpath.relpath(target, base or ".")
+    return quote_url(link if "/" in link else f"./{link}")

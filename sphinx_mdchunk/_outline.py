@@ -1,0 +1,43 @@
+"""The site's toctree as the core's outline, which llms.txt follows.
+
+The root document is the home page; each toctree of it is a section when it has a caption, and
+its entries are top-level pages otherwise; the documents a page's own toctrees include are the
+pages under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from sphinx import addnodes
+
+from mdchunk.outputs.outline import NavItem, SiteOutline
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
+
+
+def site_outline(app: Sphinx, source_of: Callable[[str], str]) -> SiteOutline:
+    """The project's name and its toctree from the root document (`source_of` gives a
+    document's source path)."""
+    env, root = app.env, app.config.root_doc
+    seen = {root}
+    nav = [NavItem(None, source_of(root))]
+    for toctree in env.get_doctree(root).findall(addnodes.toctree):
+        pages = tuple(_pages(env, toctree["entries"], seen, source_of))
+        caption = toctree.get("caption")
+        nav.extend([NavItem(str(caption), None, pages)] if caption else pages)
+    return SiteOutline(app.config.project or "", "", tuple(nav), home=source_of(root))
+
+
+def _pages(env: BuildEnvironment, entries: list[tuple[str | None, str]], seen: set[str],
+           source_of: Callable[[str], str]) -> Iterator[NavItem]:
+    """The documents of toctree `entries` (title, name) with those they include, once each."""
+    for title, name in entries:
+        if name not in env.found_docs or name in seen:
+            continue  # an external link, `self`, or a document listed before
+        seen.add(name)
+        children = [(None, child) for child in env.toctree_includes.get(name, ())]
+        yield NavItem(title, source_of(name), tuple(_pages(env, children, seen, source_of)))

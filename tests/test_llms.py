@@ -1,0 +1,339 @@
+"""The agent outputs on real builds (MkDocs, Sphinx, `mdchunk site`): llms.txt read by the
+reference parser, Markdown twins where agents look for them, the hidden directive in the HTML,
+and llms-full files within their token budget."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+import pytest
+import yaml
+from click.testing import CliRunner
+from llms_txt import parse_llms_file
+
+from mdchunk.cli import main
+from tests.conftest import EXAMPLE_SITE, build_mkdocs
+from tests.invariants import Index, check_index, count_tokens
+from tests.test_sphinx import EXAMPLE as SPHINX_EXAMPLE
+from tests.test_sphinx import sphinx_build
+
+MKDOCS_URL = "https://example.com/docs/"
+SPHINX_URL = "https://example.com/sphinx/"
+LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+TOKENS = re.compile(r"\((\d+) tokens\)$|^(\d+) tokens$")
+
+
+# -- helpers: what an agent (and afdocs) does with a built site -------------------------------
+
+
+def llms_text(site: Path) -> str:
+    return (site / "llms.txt").read_text(encoding="utf-8")
+
+
+def site_file(site: Path, url: str, site_url: str) -> Path:
+    """The file a link of llms.txt (at the site root) leads to."""
+    path = url.removeprefix(site_url) if site_url and url.startswith(site_url) else url
+    assert "://" not in path, f"{url} leaves the site"
+    return site / urllib.parse.unquote(path.lstrip("/"))
+
+
+def entries(site: Path) -> dict[str, list[dict[str, Any]]]:
+    """The sections of llms.txt as the reference parser reads them."""
+    return parse_llms_file(llms_text(site))["sections"]
+
+
+def afdocs_candidates(page_url: str) -> list[str]:
+    """The .md urls afdocs tries for a page url (its `toMdUrls`): `page.md`, then
+    `page/index.md` (a `.html` suffix dropped first)."""
+    path = page_url.rstrip("/")
+    return [re.sub(r"\.html?$", "", path) + ".md", f"{path}/index.md".lstrip("/")]
+
+
+def afdocs_page_url(md_url: str) -> str:
+    """The page url afdocs derives from a .md link of llms.txt (its `toHtmlUrl`, clean)."""
+    if md_url.endswith("/index.md"):
+        return md_url.removesuffix("index.md")
+    return md_url.removesuffix(".md")
+
+
+def html_file(site: Path, page_url: str) -> Path:
+    """The file a static server answers for a page url (a folder: its index.html)."""
+    path = site / page_url
+    return path / "index.html" if path.is_dir() else path
+
+
+def directive(site: Path, page_url: str) -> lxml.html.HtmlElement:
+    """The hidden directive of a page: the first element of its body."""
+    body = lxml.html.parse(str(html_file(site, page_url))).getroot().body
+    first = body[0]
+    assert first.get("class") == "mdchunk-llms", f"{page_url}: no directive first in <body>"
+    return first
+
+
+def resolve_href(page_url: str, href: str) -> str:
+    """`href` from the page at `page_url`, relative to the site root."""
+    base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
+    return posixpath.normpath(posixpath.join(base, href))
+
+
+def expected_twin(page_url: str) -> str:
+    """The page url + `.md` (llmstxt.org; a url without a file name: `index.html.md`); a
+    directory url loses its slash (`guide/install/` -> `guide/install.md`)."""
+    if not page_url:
+        return "index.html.md"
+    return page_url.rstrip("/") + ".md"
+
+
+def check_llms_site(site: Path, site_url: str) -> None:
+    """What every build with the agent outputs must give, whatever the engine: llms.txt read
+    by the reference parser, every link to a file of the site, one entry per page of the
+    index linking to its twin, which afdocs maps back to the page, the hidden directive in
+    each page's HTML, and the index.md contract of the chunk offsets intact."""
+    parsed = parse_llms_file(llms_text(site))
+    assert parsed["title"] and parsed["summary"]
+    for _, url in LINK.findall(llms_text(site)):
+        assert site_file(site, url, site_url).is_file(), url
+    index = Index.load(site)
+    listed = [entry["url"] for section in parsed["sections"].values() for entry in section]
+    page_urls = [records[0]["pageUrl"] for records in index.pages().values()]
+    assert sorted(listed) == sorted(site_url + expected_twin(url) for url in page_urls)
+    for page_url in page_urls:
+        twin_url = expected_twin(page_url)
+        assert html_file(site, afdocs_page_url(twin_url)) == html_file(site, page_url)
+        twin = (site / twin_url).read_text(encoding="utf-8")
+        note, _, rest = twin.partition("\n\n")
+        assert note.startswith("> Markdown of [") and f"]({site_url}llms.txt)" in note
+        assert rest == index.markdown(page_url).strip() + "\n"
+        assert any((site / candidate).is_file() for candidate in afdocs_candidates(page_url))
+        element = directive(site, page_url)
+        hrefs = [link.get("href") for link in element.iter("a")]
+        assert resolve_href(page_url, hrefs[0]) == "llms.txt"
+        assert resolve_href(page_url, hrefs[1]) == twin_url
+        assert "clip" in (element.get("style") or "")
+    check_index(index, max_tokens=512)  # the index.md contract is the page Markdown's
+
+
+def section_titles(site: Path) -> dict[str, list[str]]:
+    return {name: [entry["title"] for entry in section]
+            for name, section in entries(site).items()}
+
+
+def stated_tokens(entry: dict[str, Any]) -> int:
+    found = TOKENS.search(entry["desc"])
+    assert found, entry
+    return int(found.group(1) or found.group(2))
+
+
+# -- MkDocs ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mkdocs_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("mkdocs") / "example"
+    shutil.copytree(EXAMPLE_SITE, project, ignore=shutil.ignore_patterns("site", "site-*"))
+    return build_mkdocs(project / "mkdocs.yml")
+
+
+def test_mkdocs_llms_txt_follows_the_nav(mkdocs_site: Path) -> None:
+    check_llms_site(mkdocs_site, MKDOCS_URL)
+    parsed = parse_llms_file(llms_text(mkdocs_site))
+    assert parsed["title"] == "mdchunk example"
+    assert parsed["summary"].startswith("Example documentation for Beacon")
+    assert section_titles(mkdocs_site) == {
+        "Docs": ["Home"],
+        "Getting started": ["Installation", "Before you begin"],
+        "Guide": ["Configuration", "Sampling math", "Pipeline internals", "Command usage",
+                  "Troubleshooting", "Dashboards"],
+        "Reference": ["Built-in parsers", "Delivery semantics", "Python API"],
+        "Optional": ["License"],  # llms_optional: ["no-headings.md"]
+    }  # excluded pages (Internal notes, Legacy agent) and the empty Changelog stay out
+    assert list(entries(mkdocs_site))[-1] == "Optional"
+
+
+def test_mkdocs_descriptions_and_exact_token_counts(mkdocs_site: Path) -> None:
+    by_title = {entry["title"]: entry for section in entries(mkdocs_site).values()
+                for entry in section}
+    configuration = by_title["Configuration"]["desc"]
+    assert configuration.startswith("How Beacon reads its configuration file, every top-level "
+                                    "key, and how values are resolved.")  # front matter
+    assert by_title["Sampling math"]["desc"].startswith(
+        "Beacon can sample high-volume sources instead of shipping every record. (")
+    for entry in by_title.values():
+        twin = site_file(mkdocs_site, entry["url"], MKDOCS_URL).read_text(encoding="utf-8")
+        assert stated_tokens(entry) == count_tokens(twin), entry["title"]
+    full = (mkdocs_site / "llms-full.txt").read_text(encoding="utf-8")
+    stated = re.search(r"\[llms-full.txt\]\([^)]*\) \((\d+) tokens\)", llms_text(mkdocs_site))
+    assert stated and int(stated.group(1)) == count_tokens(full)
+
+
+def test_mkdocs_twins_sit_where_afdocs_looks_first(mkdocs_site: Path) -> None:
+    """A directory url `guide/install/` has its twin at `guide/install.md` (afdocs' first
+    try); `index.md` beside the HTML keeps the page Markdown the offsets index into."""
+    twin = (mkdocs_site / "getting-started" / "install.md").read_text(encoding="utf-8")
+    assert twin.startswith("> Markdown of [Installation](https://example.com/docs/getting-"
+                           "started/install/); the documentation index is [llms.txt]"
+                           "(https://example.com/docs/llms.txt).\n\n# Installation\n")
+    page = (mkdocs_site / "getting-started" / "install" / "index.md").read_text(encoding="utf-8")
+    assert page.startswith("# Installation\n")
+    home = entries(mkdocs_site)["Docs"][0]["url"]
+    assert home == "https://example.com/docs/index.html.md"  # llmstxt.org: no file name
+    assert html_file(mkdocs_site, afdocs_page_url(home.removeprefix(MKDOCS_URL))).is_file()
+
+
+def test_llms_full_is_every_page_in_the_order_of_llms_txt(mkdocs_site: Path) -> None:
+    full = (mkdocs_site / "llms-full.txt").read_text(encoding="utf-8")
+    starts = [full.index(f"> Markdown of [{title}]") for titles in
+              section_titles(mkdocs_site).values() for title in titles]
+    assert starts == sorted(starts) and starts[0] == 0
+
+
+def test_llms_full_splits_within_the_budget(example_site: Path, caplog: Any) -> None:
+    """Split along the top-level sections, each file within the budget unless one page alone
+    is over it (flagged in llms.txt and said in the build log); the pages are the same."""
+    whole = (build_mkdocs(example_site / "mkdocs.yml") / "llms-full.txt").read_text("utf-8")
+    budget = 3000
+    config = yaml.safe_load((example_site / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["plugins"][1]["mdchunk"]["llms_full_max_tokens"] = budget
+    (example_site / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    with caplog.at_level("INFO"):
+        site = build_mkdocs(example_site / "mkdocs.yml")
+    listed = re.findall(r"^- \[([^\]]+)\]\((https://[^)]+/llms-full/[^)]+)\): (\d+) tokens(.*)$",
+                        llms_text(site), re.MULTILINE)
+    assert [title for title, *_ in listed] == [
+        "Docs", "Getting started", "Guide (1/2)", "Guide (2/2)", "Reference (1/3)",
+        "Reference (2/3)", "Reference (3/3)", "Optional"]
+    parts = []
+    for title, url, tokens, flag in listed:
+        text = site_file(site, url, MKDOCS_URL).read_text(encoding="utf-8")
+        parts.append(text)
+        assert count_tokens(text) == int(tokens), title
+        alone = text.count("\n> Markdown of [") + text.startswith("> Markdown of [") == 1
+        assert int(tokens) <= budget or (alone and "over the budget" in flag), title
+        assert ("over the budget" in flag) == (int(tokens) > budget)
+    assert "".join(parts) == whole
+    index = (site / "llms-full.txt").read_text(encoding="utf-8")
+    assert index.startswith("# mdchunk example\n") and "llms-full/guide-1.txt" in index
+    assert "llms-full/reference-1.txt holds the page reference/huge-code.md alone" in caplog.text
+
+
+def test_agent_outputs_can_be_turned_off(make_site: Any) -> None:
+    pages = {"index.md": "# Home\n\nWelcome. More text.\n", "guide.md": "# Guide\n\nRead.\n"}
+    site = make_site(pages, plugin={"llms_directive": False, "llms_full": False})
+    assert (site / "guide.md").read_text() == (site / "guide" / "index.md").read_text()
+    assert b"mdchunk-llms" not in (site / "guide" / "index.html").read_bytes()
+    assert not (site / "llms-full.txt").exists()
+    assert "](guide.md): Read. (" in llms_text(site)  # no site_url: relative links
+    site = make_site(pages, plugin={"llms_txt": False})
+    assert not (site / "llms.txt").exists() and not (site / "guide.md").exists()
+
+
+def test_a_page_without_site_url_links_from_the_site_root(make_site: Any) -> None:
+    site = make_site({"index.md": "# Home\n\nWelcome.\n", "a/b.md": "# B\n\nText of b.\n"})
+    twin = (site / "a" / "b.md").read_text(encoding="utf-8")
+    assert twin.startswith("> Markdown of [B](/a/b/); the documentation index is "
+                           "[llms.txt](/llms.txt).\n")
+    assert section_titles(site) == {"Docs": ["Home"], "A": ["B"]}
+
+
+# -- Sphinx ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sphinx_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sphinx")
+    source = root / "src"
+    shutil.copytree(SPHINX_EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
+    code, warnings = sphinx_build(source, root / "html", "-b", "html")
+    assert code == 0, warnings
+    return root / "html"
+
+
+def test_sphinx_llms_txt_follows_the_toctree(sphinx_site: Path) -> None:
+    check_llms_site(sphinx_site, SPHINX_URL)
+    parsed = parse_llms_file(llms_text(sphinx_site))
+    assert parsed["title"] == "Beacon"  # the project
+    assert parsed["summary"] == "Beacon is a small, single-binary log shipper."  # the home page
+    assert section_titles(sphinx_site) == {
+        "Docs": ["Beacon"],
+        "Getting started": ["Installation", "Before you begin"],
+        "Guide": ["Configuration", "Routing records", "Sampling math", "Pipeline internals"],
+        "Reference": ["Python API", "Built-in parsers", "Delivery semantics"],
+        "Optional": ["Changelog"],  # mdchunk_llms_optional; "Other" held only it and excluded
+    }
+    guide = entries(sphinx_site)["Guide"][1]
+    assert guide["url"] == SPHINX_URL + "guide.html.md"  # llmstxt.org: the url + .md
+    assert guide["desc"].startswith("How the router copies each record")  # MyST front matter
+
+
+def test_sphinx_twins_match_the_post_build_command(sphinx_site: Path, tmp_path: Path) -> None:
+    """`mdchunk site` over the same build writes the same twins (the site url from each
+    page's canonical link, the titles from its <title>)."""
+    post = tmp_path / "post"
+    shutil.copytree(sphinx_site, post)
+    for path in [*post.rglob("*.html.md"), post / "llms.txt", post / "llms-full.txt"]:
+        path.unlink()
+    result = CliRunner().invoke(main, ["site", str(post), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    check_llms_site(post, SPHINX_URL)
+    for twin in sphinx_site.glob("*.html.md"):
+        if twin.name != "index.html.md":
+            assert (post / twin.name).read_text(encoding="utf-8") == twin.read_text("utf-8")
+    assert (post / "index.html").read_bytes().count(b'class="mdchunk-llms"') == 1
+
+
+def test_sphinx_incremental_build_lists_every_page(sphinx_site: Path, tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(sphinx_site.parent / "src", root / "src")
+    assert sphinx_build(root / "src", root / "html", "-b", "html")[0] == 0
+    first = llms_text(root / "html")
+    install = root / "src" / "install.rst"
+    install.write_text(install.read_text(encoding="utf-8") + "\nOne more line.\n", "utf-8")
+    assert sphinx_build(root / "src", root / "html", "-b", "html")[0] == 0
+    second = llms_text(root / "html")
+    assert second != first and len(second.splitlines()) == len(first.splitlines())
+    assert b"One more line." in (root / "html" / "install.html.md").read_bytes()
+
+
+# -- mdchunk site ----------------------------------------------------------------------------
+
+
+def test_post_build_command_follows_the_folders(mkdocs_site: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(mkdocs_site, site)
+    result = CliRunner().invoke(main, ["site", str(site), "--docs", str(
+        EXAMPLE_SITE / "docs"), "-j", "1", "--llms-optional", "no-headings.md"])
+    assert result.exit_code == 0, result.output
+    check_llms_site(site, MKDOCS_URL)
+    assert section_titles(site) == {
+        "Docs": ["mdchunk example"],
+        "Getting started": ["Installation", "Before you begin"],
+        "Guide": ["Configuration", "Pipeline internals", "Command usage", "Sampling math",
+                  "Dashboards", "Troubleshooting"],  # by file name
+        "Reference": ["Python API", "Built-in parsers", "Delivery semantics"],
+        "Optional": ["License"],
+    }
+    for twin in mkdocs_site.rglob("*.md"):
+        if twin.name not in {"index.md", "index.html.md"}:  # twins (titles as in the nav)
+            relative = twin.relative_to(mkdocs_site)
+            assert (site / relative).read_bytes() == twin.read_bytes(), relative
+    again = CliRunner().invoke(main, ["site", str(site), "-j", "1"])
+    assert again.exit_code == 0, again.output
+    assert (site / "guide" / "math" / "index.html").read_bytes().count(b"mdchunk-llms") == 1
+
+
+def test_post_build_command_flags(mkdocs_site: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(mkdocs_site, site)
+    result = CliRunner().invoke(main, ["site", str(site), "-j", "1", "--no-llms-directive",
+                                       "--llms-full-max-tokens", "5000"])
+    assert result.exit_code == 0, result.output
+    assert b"mdchunk-llms" not in (site / "guide" / "math" / "index.html").read_bytes()
+    assert (site / "llms-full" / "guide.txt").is_file()
+    bad = CliRunner().invoke(main, ["site", str(site), "--llms-full-max-tokens", "0"])
+    assert bad.exit_code == 2 and "--llms-full-max-tokens" in bad.output
