@@ -35,3 +35,7 @@ class PageError(MdChunkError):
         super().__init__(f"{page}: {message}")
         self.page = page
         self.message = message
+
+
+class PagefindError(MdChunkError):
+    """Pagefind is missing, cannot run, or failed to write the bundle."""

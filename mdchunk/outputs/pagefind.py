@@ -32,7 +32,7 @@ from collections.abc import Coroutine, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
-from mdchunk.errors import MdChunkError, OptionError
+from mdchunk.errors import OptionError, PagefindError
 from mdchunk.options import check_output_path
 from mdchunk.outputs.writers import replace_folder, write_text
 from mdchunk.profiles.base import Record
@@ -50,10 +50,6 @@ RECORDS_PER_BATCH = 512
 """Records sent to Pagefind before waiting for its answers (bounds what waits in memory)."""
 
 _T = TypeVar("_T")
-
-
-class PagefindError(MdChunkError):
-    """Pagefind is missing, cannot run, or failed to write the bundle."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

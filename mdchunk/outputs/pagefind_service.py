@@ -24,7 +24,7 @@ from typing import Any
 
 from pagefind.service import PagefindService
 
-from mdchunk.outputs.pagefind import PagefindError
+from mdchunk.errors import PagefindError
 
 _SAID_AT_MOST = 2000
 """Characters of the binary's own output kept for an error message."""
