@@ -218,8 +218,29 @@ def test_llms_full_splits_within_the_budget(example_site: Path, caplog: Any) -> 
         assert ("over the budget" in flag) == (int(tokens) > budget)
     assert "".join(parts) == whole
     index = (site / "llms-full.txt").read_text(encoding="utf-8")
-    assert index.startswith("# mdchunk example\n") and "llms-full/guide-1.txt" in index
+    assert parse_llms_file(index)["title"] == "mdchunk example"
+    assert [url for _, url in LINK.findall(index)] == [url for _, url, *_ in listed]
     assert "llms-full/reference-1.txt holds the page reference/huge-code.md alone" in caplog.text
+
+
+def test_pages_left_out_point_to_llms_txt_only(mkdocs_site: Path) -> None:
+    for page_url in ("guide/excluded/", "empty/"):  # front matter exclusion; no text
+        assert [link.get("href") for link in directive(mkdocs_site, page_url).iter("a")] == [
+            "../../llms.txt" if page_url.count("/") == 2 else "../llms.txt"]
+    assert not (mkdocs_site / "guide" / "excluded.md").exists()
+    assert "guide/excluded" not in llms_text(mkdocs_site)
+
+
+def test_a_rebuild_from_the_page_cache_writes_the_same_files(make_site: Any) -> None:
+    pages = {"index.md": "# Home\n\nWelcome.\n", "a.md": "---\ndescription: About a.\n---\n"
+             "# A\n\nText of a.\n"}
+    site = make_site(pages, config={"site_url": "https://example.org/"})
+    first = {path: path.read_bytes() for path in site.rglob("*") if path.suffix in (".md",
+                                                                                    ".txt")}
+    site = make_site(pages, config={"site_url": "https://example.org/"})  # every page cached
+    assert {path: path.read_bytes() for path in site.rglob("*")
+            if path.suffix in (".md", ".txt")} == first
+    assert "- [A](https://example.org/a.md): About a. (" in llms_text(site)
 
 
 def test_agent_outputs_can_be_turned_off(make_site: Any) -> None:

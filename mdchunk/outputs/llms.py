@@ -32,7 +32,7 @@ from mdchunk.outputs.llms_full import (
     remove_stale_parts,
     write_full,
 )
-from mdchunk.outputs.outline import NavSection, SiteOutline, nav_sections
+from mdchunk.outputs.outline import SiteOutline, nav_sections
 from mdchunk.outputs.twins import (
     LLMS_TXT,
     directive_element,
@@ -48,8 +48,8 @@ from mdchunk.outputs.writers import write_text
 from mdchunk.tokens import TokenCounter
 
 DEFAULT_FULL_MAX_TOKENS = 100_000
-"""`llms_full_max_tokens` by default: a file that fits a 128k-token context window with room
-left for the question and the answer."""
+"""`llms_full_max_tokens` by default: a file that fits the context window of the models coding
+agents commonly run on, with room left for the question and the answer."""
 
 OPTIONS: Mapping[str, Any] = {
     "llms_txt": True,
@@ -217,14 +217,15 @@ class ListedPage:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Entry:
-    """A line of `llms.txt`: a page under its title."""
+    """A line of `llms.txt`: a listed page, what it contributes, and its title there."""
 
     page: ListedPage
+    facts: Mapping[str, Any]
     title: str
 
     @property
     def twin_link(self) -> str:
-        return index_link(twin_path(self.page.url), self.page.facts["siteUrl"])
+        return index_link(twin_path(self.page.url), str(self.facts["siteUrl"]))
 
 
 def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: SiteOutline,
@@ -244,35 +245,33 @@ def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: Si
         encoding: The encoding the token counts are in (said in `llms.txt`).
         log: The build's log (a page alone over the budget is said at info level).
     """
-    listed = [page for page in pages if page.facts is not None]
-    sections = _sections(listed, outline, options.optional)
+    sections = _sections(pages, outline, options.optional)
     entries = [entry for _, section in sections for entry in section]
     site_url = site_url or next(
-        (str(page.facts["siteUrl"]) for page in listed if page.facts["siteUrl"]), "")
+        (str(entry.facts["siteUrl"]) for entry in entries if entry.facts["siteUrl"]), "")
     name, summary = _site_name(outline, entries), _summary(outline, entries)
     blocks = _blocks(site_dir, entries, markdown_of, directive=options.directive)
     written = {"llms.txt": site_dir / LLMS_TXT}
-    where: list[str] = []
+    info = [f"Each link below leads to the page's Markdown; the count after it is its size in "
+            f"{encoding} tokens."]
     if options.full:
         files = plan_full([(title, [_full_page(entry) for entry in section])
                            for title, section in sections], options.full_max_tokens)
         written["llms-full"] = write_full(site_dir, files, blocks, name=name, summary=summary,
                                           site_url=site_url, encoding=encoding)
         remove_stale_parts(site_dir, files)
-        where = ["", *listing(files, site_url, encoding)]
+        info += ["", *listing(files, site_url, encoding)]
         _say_over_budget(files, log)
     for _ in blocks:  # the twins that llms-full did not ask for
         pass
     _mark_html_pages(site_dir, pages, directive=options.directive)
-    info = [f"Each link below leads to the page's Markdown; the count after it is its size in "
-            f"{encoding} tokens.", *where]
     write_text(site_dir / LLMS_TXT, render_llms_txt(name, summary, info, sections),
                durable=False)
     return written
 
 
 def _full_page(entry: _Entry) -> FullPage:
-    return FullPage(entry.page.source, int(entry.page.facts["fullTokens"]), entry.title)
+    return FullPage(entry.page.source, int(entry.facts["fullTokens"]), entry.title)
 
 
 def _say_over_budget(files: Sequence[FullFile], log: logging.Logger
@@ -285,17 +284,18 @@ def _say_over_budget(files: Sequence[FullFile], log: logging.Logger
 
 def _sections(pages: Sequence[ListedPage], outline: SiteOutline, optional: Sequence[str]
               ) -> list[tuple[str, list[_Entry]]]:
-    """The sections of `llms.txt` with their entries; `## Optional` last, with the pages
-    chosen as optional and those of a navigation section of that name."""
+    """The sections of `llms.txt` with their entries (the pages that have facts); `## Optional`
+    last, with the pages chosen as optional and those of a navigation section of that name."""
+    facts = {page.source: page.facts for page in pages if page.facts is not None}
     by_source = {page.source: page for page in pages}
 
     def title_of(source: str) -> str:
-        return str(by_source[source].facts["title"]) or source
+        return str(facts[source]["title"]) or source
 
     chosen: list[_Entry] = []
     sections: list[tuple[str, list[_Entry]]] = []
-    for section in nav_sections(outline, by_source, title_of):
-        entries = [_Entry(by_source[source], nav_title or title_of(source))
+    for section in nav_sections(outline, facts, title_of):
+        entries = [_Entry(by_source[source], facts[source], nav_title or title_of(source))
                    for source, nav_title in section.pages]
         if section.title == OPTIONAL:
             chosen[:0] = entries
@@ -322,7 +322,7 @@ def _blocks(site_dir: Path, entries: Sequence[_Entry], markdown_of: Callable[[st
     for entry in entries:
         page = entry.page
         markdown = markdown_of(page.source)
-        title, site_url = str(page.facts["title"]), str(page.facts["siteUrl"])
+        title, site_url = str(entry.facts["title"]), str(entry.facts["siteUrl"])
         write_twin(site_dir, page.url, twin_text(markdown, title, page.url, site_url,
                                                  directive=directive))
         yield page_block(markdown, note_line(title, page.url, site_url, directive=directive))
@@ -338,7 +338,7 @@ def _mark_html_pages(site_dir: Path, pages: Sequence[ListedPage], *, directive: 
 
 def _site_name(outline: SiteOutline, entries: Sequence[_Entry]) -> str:
     home = _home(outline, entries)
-    return outline.name.strip() or (str(home.page.facts["title"]) if home else "") or (
+    return outline.name.strip() or (str(home.facts["title"]) if home else "") or (
         "Documentation")
 
 
@@ -347,7 +347,7 @@ def _summary(outline: SiteOutline, entries: Sequence[_Entry]) -> str:
     page of links has no sentence to give)."""
     home = _home(outline, entries)
     described = " ".join(outline.description.split()) or (
-        str(home.page.facts["description"]) if home else "")
+        str(home.facts["description"]) if home else "")
     count = len(entries)
     return described or (f"The {_site_name(outline, entries)} documentation: {count} "
                          f"page{'' if count == 1 else 's'}." if entries else "")
@@ -375,11 +375,11 @@ def render_llms_txt(name: str, summary: str, info: Sequence[str],
 
 
 def _entry_line(entry: _Entry) -> str:
-    facts = entry.page.facts
+    facts = entry.facts
     tokens = f"{facts['tokens']} tokens"
     details = f"{facts['description']} ({tokens})" if facts["description"] else tokens
     return f"- [{link_text(entry.title) or entry.page.source}]({entry.twin_link}): {details}"
 
 
-__all__ = ["OPTIONAL", "OPTIONS", "ListedPage", "LlmsOptions", "NavSection",
-           "page_facts", "write_agent_outputs"]
+__all__ = ["OPTIONAL", "OPTIONS", "ListedPage", "LlmsOptions", "page_facts",
+           "write_agent_outputs"]

@@ -461,7 +461,8 @@ class IndexBuilder:
                 site_url=self.settings.site_url, encoding=self.settings.options.encoding,
                 log=self.log)
         except OSError as error:
-            raise MdChunkError(f"cannot write llms.txt in {self.site_dir}: {error}") from error
+            raise MdChunkError(f"cannot write the agent outputs (llms.txt, llms-full, Markdown "
+                               f"twins) in {self.site_dir}: {error}") from error
 
     def _write_inspector(self, sources: Sequence[str]) -> Path | None:
         if not self.settings.output.inspector:
