@@ -13,8 +13,13 @@ after one warm-up run of each) so that machine noise hits all three alike:
 
 Twice: first builds (mdchunk's page cache emptied before each run, so every page is chunked)
 and builds of the unchanged site (the cache filled: what is left is the bundle's own cost).
-Prints the median wall time and peak memory of each, the median of the pairwise ratios to A,
-then the two bundles side by side: records, files and bytes.
+Prints the median wall time and peak memory of each, the median of the pairwise ratios to A.
+A build cleans the site folder first, so each also removes the bundle of the build before;
+every command ends with `sync`, so that what it removes is on disk (see `commands`).
+
+Then the indexing step alone, each in a fresh process, in turn: mdchunk's `write_bundle` of
+the site's section records (read from a JSON file) against `pagefind --site site`; and the two
+bundles side by side: records, files and bytes.
 """
 
 from __future__ import annotations
@@ -62,18 +67,21 @@ def projects(folder: Path) -> dict[str, Path]:
 
 
 def commands(configs: Mapping[str, Path], *, empty_cache: bool) -> dict[str, list[str]]:
-    """The shell command of each way; all run under the same shell, so its cost cancels."""
+    """The shell command of each way; all run under the same shell, so its cost cancels.
+
+    Each ends with `sync`: the next build then removes files that reached the disk, as a build
+    does some minutes after the last one (removing a file only in the page cache costs
+    nothing, one on disk does; the two bundles differ most in their number of files)."""
     build = f"{shlex.quote(sys.executable)} -m mkdocs build -q -f"
     shell = {}
     for name, config in configs.items():
         before = (f"rm -rf {shlex.quote(str(config.parent / '.cache'))}" if empty_cache
                   else "true")
-        steps = f"{before} && exec {build} {shlex.quote(str(config))}"
+        steps = [before, f"{build} {shlex.quote(str(config))}"]
         if name == "pages":
-            site = shlex.quote(str(config.parent / "site"))
-            steps = (f"{before} && {build} {shlex.quote(str(config))} && exec "
-                     f"{shlex.quote(pagefind_binary())} --site {site}")
-        shell[name] = ["sh", "-c", steps]
+            steps.append(f"{shlex.quote(pagefind_binary())} --site "
+                         f"{shlex.quote(str(config.parent / 'site'))}")
+        shell[name] = ["sh", "-c", " && ".join([*steps, "sync"])]
     return shell
 
 
@@ -142,6 +150,59 @@ BUNDLE_HEADER = [
 ]
 
 
+def step_commands(site: Path, folder: Path) -> dict[str, list[str]]:
+    """The indexing step alone: mdchunk's bundle of the site's sections (their records made
+    beforehand, as the build makes them where it chunks each page) against Pagefind's own
+    indexing of the site's HTML, each into a bundle folder of its own."""
+    from mdchunk.chunking import Chunker
+    from mdchunk.options import ChunkOptions
+    from mdchunk.profiles import ProfileSettings, pagefind_records
+    from mdchunk.sites import site_pages
+
+    chunker = Chunker(ChunkOptions())
+    records = [record for page in site_pages(site)
+               for record in pagefind_records(chunker.chunk_page(page),
+                                              ProfileSettings(language="en"))]
+    saved = folder / "records.json"
+    saved.write_text(json.dumps(records), encoding="utf-8")
+    write = ("import json, sys; from pathlib import Path; "
+             "from mdchunk.outputs.pagefind import write_bundle; "
+             "write_bundle(Path(sys.argv[2]), json.loads(Path(sys.argv[1]).read_text()))")
+    sections, pages = (shlex.quote(str(folder / name)) for name in ("sections", "pages"))
+    # Each removes the bundle of its last run first (Pagefind skips the files of its bundle
+    # that exist already), and ends with its bundle on disk (mdchunk's writer syncs).
+    return {"sections": ["sh", "-c", f"rm -rf {sections} && {shlex.quote(sys.executable)} "
+                                     f"-c {shlex.quote(write)} {shlex.quote(str(saved))} "
+                                     f"{sections} && sync"],
+            "pages": ["sh", "-c", f"rm -rf {pages} && {shlex.quote(pagefind_binary())} "
+                                  f"--site {shlex.quote(str(site))} --output-path {pages} "
+                                  "&& sync"]}
+
+
+STEP_LABELS = {"sections": "mdchunk's `write_bundle`: one record per section",
+               "pages": "`pagefind --site site`: one record per page"}
+
+
+def step_rows(measured: Mapping[str, list[Run]]) -> list[str]:
+    """Table rows of the indexing step alone: median time and memory, ratio to Pagefind's."""
+    base = measured["pages"]
+    rows = []
+    for name, runs in measured.items():
+        seconds = statistics.median(r.seconds for r in runs)
+        main = statistics.median(r.main_kib for r in runs) / 1024
+        rows.append(f"| {STEP_LABELS[name]} | {seconds:.2f} s | "
+                    f"**{ratio(runs, base, 'seconds'):.3f}** | "
+                    f"{main:.0f} MiB: {ratio(runs, base, 'main_kib'):.3f} |")
+    return rows
+
+
+STEP_HEADER = [
+    "| indexing step alone | median time | time ratio to `pagefind --site` "
+    "| peak RSS, largest process (ratio) |",
+    "|---|---|---|---|",
+]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -160,6 +221,9 @@ def main() -> None:
         for case, empty_cache in (("first build", True), ("unchanged site", False)):
             measured = alternate(commands(configs, empty_cache=empty_cache), args.runs)
             print("\n".join(time_rows(case, measured)), flush=True)
+        steps = step_commands(configs["pages"].parent / "site", Path(folder))
+        print("\n" + "\n".join(STEP_HEADER))
+        print("\n".join(step_rows(alternate(steps, args.runs))), flush=True)
         print("\n" + "\n".join(BUNDLE_HEADER))
         print(bundle_row("B: mdchunk's sections", configs["sections"].parent / "site/pagefind"))
         print(bundle_row("C: Pagefind's pages", configs["pages"].parent / "site/pagefind"))

@@ -2,8 +2,9 @@
 
 Pagefind indexes pages; mdchunk gives it sections. The records (`mdchunk.profiles.pagefind`,
 made where each page is chunked) are fed at the end of the build to Pagefind's Python API
-(`pip install 'mdchunk[pagefind]'`, which brings Pagefind's binary as a wheel), which writes the
-bundle: its index, `pagefind.js` (the search API) and `pagefind-ui.js` / `.css` (its search UI).
+(`pip install 'mdchunk[pagefind]'`, which brings Pagefind's binary as a wheel), which indexes
+them and hands back the bundle's files: its index, `pagefind.js` (the search API) and
+`pagefind-ui.js` / `.css` (its search UI).
 
 - **Atomic.** Pagefind hands the bundle's files over, and mdchunk writes them into a
   temporary folder beside the target, then swaps it in (`replace_folder`): a failed Pagefind
