@@ -168,7 +168,8 @@ def step_commands(site: Path, folder: Path) -> dict[str, list[str]]:
     write = ("import json, sys; from pathlib import Path; "
              "from mdchunk.outputs.pagefind import write_bundle; "
              "write_bundle(Path(sys.argv[2]), json.loads(Path(sys.argv[1]).read_text()))")
-    sections, pages = (shlex.quote(str(folder / name)) for name in ("sections", "pages"))
+    sections, pages = (shlex.quote(str(folder / f"bundle-{name}"))
+                       for name in ("sections", "pages"))
     # Each removes the bundle of its last run first (Pagefind skips the files of its bundle
     # that exist already), and ends with its bundle on disk (mdchunk's writer syncs).
     return {"sections": ["sh", "-c", f"rm -rf {sections} && {shlex.quote(sys.executable)} "

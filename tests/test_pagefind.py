@@ -3,6 +3,7 @@ headless Chromium, and the errors and atomicity of the bundle."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import http.server
@@ -183,6 +184,18 @@ def test_a_failed_run_keeps_the_previous_bundle(tmp_path: Path,
     assert leftovers(tmp_path / "site") == []
 
 
+def test_the_bundle_is_written_from_a_running_event_loop_too(tmp_path: Path) -> None:
+    """A caller inside asyncio (a notebook, an async server) gets the bundle all the same."""
+    records = pagefind_records(chunk_page(PAGE))
+
+    async def from_a_coroutine() -> int:
+        return write_bundle(tmp_path / "pagefind", records)
+
+    assert asyncio.run(from_a_coroutine()) == len(records)
+    assert bundle_entry(tmp_path / "pagefind")["languages"]["unknown"]["page_count"] == len(
+        records)
+
+
 def test_a_folder_that_is_no_bundle_is_never_replaced(tmp_path: Path) -> None:
     folder = tmp_path / "assets"
     folder.mkdir()
@@ -209,7 +222,7 @@ def pagefind_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config = yaml.safe_load((target / "mkdocs.yml").read_text(encoding="utf-8"))
     config["plugins"] = ["search", {"mdchunk": {
         "max_tokens": 512, "formats": ["native", "sqlite", "pagefind"],
-        "pagefind_search_page": True, "pagefind_filters": ["owner"]}}]
+        "pagefind_search_page": True, "pagefind_filters": ["owner"], "inspector": True}}]
     (target / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     return build_mkdocs(target / "mkdocs.yml")
 
@@ -220,6 +233,8 @@ def test_bundle_holds_one_record_per_section(pagefind_site: Path) -> None:
     assert entry["languages"]["en"]["page_count"] == len(section_titles(pagefind_site))
     assert (pagefind_site / "pagefind" / "pagefind-ui.js").is_file()
     assert leftovers(pagefind_site) == []
+    # the inspector replaces _mdchunk/ whole: the search page is written after it
+    assert (pagefind_site / "_mdchunk" / "index.html").is_file()
     page = (pagefind_site / SEARCH_PAGE).read_text(encoding="utf-8")
     assert '<html lang="en">' in page and "mdchunk example" in page
     assert 'src="../pagefind/pagefind-ui.js"' in page
