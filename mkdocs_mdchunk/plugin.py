@@ -31,9 +31,8 @@ from mdchunk.errors import MdChunkError, TokenizerError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.outline import NavItem, SiteOutline
 from mdchunk.outputs.pagefind import pagefind_needed
-from mdchunk.outputs.pages import OutputSettings
-from mdchunk.profiles import check_formats
-from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.session.config import SiteFacts
 from mdchunk.tokens import tokenizer_choice
 from mkdocs_mdchunk.config import MdChunkConfig
 
@@ -63,18 +62,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             pagefind_needed(self.config.formats)
         except MdChunkError as error:
             raise PluginError(f"mdchunk: {error}") from error
-        inspector = self.config.inspector
-        settings = BuildSettings(
-            options=self.config.chunk_options(),
-            output=OutputSettings(formats=tuple(check_formats(self.config.formats)),
-                                  language=_site_language(config),
-                                  inspector=bool(inspector or (inspector is None
-                                                               and self.serving)),
-                                  pagefind_filters=tuple(self.config.pagefind_filters)),
-            index=self.config.output, site_url=config.site_url or "",
-            write_markdown=self.config.write_markdown, workers=self.config.workers,
-            pagefind=self.config.pagefind_settings(config.site_name or ""),
-            llms=self.config.llms_options())
+        settings = self.config.settings(SiteFacts(
+            site_url=config.site_url or "", site_name=config.site_name or "",
+            language=_site_language(config), serving=self.serving))
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         store = base.absolute() / self.config.cache_dir if self.config.cache else None
         site = Path(config.site_dir)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging as logging_lib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,11 +22,10 @@ from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.pagefind import pagefind_needed
-from mdchunk.outputs.pages import OutputSettings
-from mdchunk.profiles import check_formats
-from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.session.config import SiteFacts
 from mdchunk.tokens import tokenizer_choice
-from sphinx_mdchunk._config import chunk_options, llms_options, pagefind_settings, unknown_names
+from sphinx_mdchunk._config import settings, unknown_names
 from sphinx_mdchunk._outline import site_outline
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class MdChunkBuild:
         if not config.mdchunk_enabled:
             return
         try:
-            chunk_options(config)
+            settings(config, SiteFacts())
             tokenizer_choice()
             pagefind_needed(config.mdchunk_formats)
         except (ExtensionError, MdChunkError) as error:
@@ -72,19 +72,12 @@ class MdChunkBuild:
                         "written", app.builder.name)
             return
         config = app.config
-        settings = BuildSettings(
-            options=chunk_options(config),
-            output=OutputSettings(formats=tuple(check_formats(config.mdchunk_formats)),
-                                  language=config.language,
-                                  inspector=bool(config.mdchunk_inspector),
-                                  pagefind_filters=tuple(config.mdchunk_pagefind_filters)),
-            index=config.mdchunk_output, site_url=config.html_baseurl or "",
-            write_markdown=config.mdchunk_write_markdown, workers=0,  # Sphinx's -j N chunks
-            pagefind=pagefind_settings(config, site_name=str(config.project or "")),
-            llms=llms_options(config))
-        self.builder = IndexBuilder(settings, site_dir=Path(app.outdir),
+        build = settings(config, SiteFacts(site_url=config.html_baseurl or "",
+                                           site_name=str(config.project or ""),
+                                           language=config.language))
+        self.builder = IndexBuilder(build, site_dir=Path(app.outdir),
                                     store=Path(app.doctreedir) / _STORE_FOLDER,
-                                    report=self._report, log=_Prefixed())
+                                    report=self._report, log=_Prefixed(logger))
 
     def html_page_context(self, app: Sphinx, pagename: str, templatename: str,
                           context: dict[str, Any], doctree: nodes.document | None) -> None:
@@ -145,20 +138,14 @@ class MdChunkBuild:
                        type="mdchunk", subtype=subtype)
 
 
-class _Prefixed:
-    """The session's own messages in Sphinx's log, prefixed `mdchunk: `."""
+class _Prefixed(logging_lib.LoggerAdapter):  # type: ignore[type-arg]
+    """The session's own messages in Sphinx's log, prefixed `mdchunk: `; its warnings are of
+    type `mdchunk.store` (for `suppress_warnings`)."""
 
-    def isEnabledFor(self, level: int) -> bool:  # noqa: N802 - the logging API's name
-        return logger.isEnabledFor(level)
-
-    def debug(self, message: str, *args: object) -> None:
-        logger.debug("mdchunk: " + message, *args)
-
-    def info(self, message: str, *args: object) -> None:
-        logger.info("mdchunk: " + message, *args)
-
-    def warning(self, message: str, *args: object) -> None:
-        logger.warning("mdchunk: " + message, *args, type="mdchunk", subtype="store")
+    def process(self, msg: Any, kwargs: Any) -> tuple[Any, Any]:
+        kwargs.setdefault("type", "mdchunk")
+        kwargs.setdefault("subtype", "store")
+        return f"mdchunk: {msg}", kwargs
 
 
 def _source_path(app: Sphinx, pagename: str) -> str:

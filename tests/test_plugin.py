@@ -127,12 +127,12 @@ def test_options_reach_the_records(make_site: SiteBuilder) -> None:
 @pytest.mark.parametrize(
     ("options", "option", "fragment"),
     [
-        ({"max_tokens": "big"}, "max_tokens", "Expected type"),
+        ({"max_tokens": "big"}, "max_tokens", "must be an integer, got 'big'"),
         ({"max_tokens": 4}, "max_tokens", "must be >= 16, got 4"),
         ({"min_tokens": 600}, "min_tokens", "must be smaller than max_tokens (512), got 600"),
         ({"split_level": 9}, "split_level", "must be 1..6, got 9"),
         ({"overlap_tokens": 400}, "overlap_tokens", "at most half of max_tokens"),
-        ({"overlap_mode": "both"}, "overlap_mode", "Expected one of"),
+        ({"overlap_mode": "both"}, "overlap_mode", "must be one of metadata, text, got 'both'"),
         ({"embed_template": "{nope} {text}"}, "embed_template", "unknown placeholder {nope}"),
         ({"embed_template": "{context}"}, "embed_template", "must contain {text}"),
         ({"output": "../outside.jsonl"}, "output", "inside the site folder"),
@@ -140,7 +140,7 @@ def test_options_reach_the_records(make_site: SiteBuilder) -> None:
         ({"unknown_option": 1}, "unknown_option", "Unrecognised configuration name"),
         ({"formats": ["native", "csv"]}, "formats", "unknown format(s) 'csv'; known formats"),
         ({"workers": -1}, "workers", "must be 0 (chunk inline) or more, got -1"),
-        ({"preset": "huge"}, "preset", "Expected one of"),
+        ({"preset": "huge"}, "preset", "must be one of code-heavy"),
         ({"adaptive_sizing": {"base": 1}}, "adaptive_sizing", "unknown key 'base'"),
         ({"adaptive_sizing": {"min_scale": 2, "max_scale": 1}}, "adaptive_sizing.min_scale",
          "must not exceed max_scale"),

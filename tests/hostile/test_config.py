@@ -14,6 +14,7 @@ import pytest
 from sphinx.errors import ExtensionError
 
 from mdchunk.options import ChunkOptions
+from mdchunk.session.config import SITE_OPTIONS, SiteFacts, options_of
 from mkdocs_mdchunk.config import MdChunkConfig
 from sphinx_mdchunk import _config as sphinx_config
 from tests.hostile.conftest import SPHINX_CONF, build_sphinx
@@ -65,9 +66,9 @@ CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
 
 def test_every_option_is_covered() -> None:
     mkdocs_options = {name for name, _ in MdChunkConfig._schema}
-    sphinx_options = {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS,
-                      *sphinx_config.LLMS}
+    sphinx_options = {option.name for option in options_of("sphinx")}
     assert mkdocs_options | sphinx_options == set(BAD)  # (an option may be one engine's only)
+    assert {option.name for option in SITE_OPTIONS} == set(BAD)
     assert {f.name for f in dataclasses.fields(ChunkOptions)} <= set(BAD)
 
 
@@ -86,21 +87,18 @@ def test_mkdocs_message(option: str, value: Any, shown: str, allowed: str) -> No
 
 
 def _sphinx_config(**values: Any) -> SimpleNamespace:
-    settings = {f"mdchunk_{name}": None for name in sphinx_config.chunk_option_names()}
-    settings.update({f"mdchunk_{name}": default
-                     for name, (default, _) in sphinx_config.WRITER_OPTIONS.items()})
-    settings.update({f"mdchunk_{name}": default for name, default in sphinx_config.LLMS.items()})
+    settings = {f"mdchunk_{option.name}": option.default for option in options_of("sphinx")}
     settings.update({f"mdchunk_{name}": value for name, value in values.items()})
     return SimpleNamespace(**settings)
 
 
 @pytest.mark.parametrize(("option", "value", "shown", "allowed"), CASES)
 def test_sphinx_message(option: str, value: Any, shown: str, allowed: str) -> None:
-    if option not in {*sphinx_config.chunk_option_names(), *sphinx_config.WRITER_OPTIONS,
-                      *sphinx_config.LLMS}:
+    if option not in {option.name for option in options_of("sphinx")}:
         pytest.skip(f"{option} is not a Sphinx option")
     with pytest.raises(ExtensionError) as raised:
-        sphinx_config.chunk_options(_sphinx_config(**{option: value}))  # type: ignore[arg-type]
+        sphinx_config.settings(_sphinx_config(**{option: value}),  # type: ignore[arg-type]
+                               SiteFacts())
     message = str(raised.value)
     assert f"mdchunk_{option}" in message and shown in message and allowed in message, message
 

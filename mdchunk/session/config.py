@@ -1,0 +1,192 @@
+"""Every option a user sets, in one schema, and how a build's settings are made from them.
+
+The MkDocs plugin declares each entry of `SITE_OPTIONS` as a plugin option and the Sphinx
+extension as `mdchunk_<name>`; both hand the values to `build_settings`, which checks them all
+(types, ranges and how they fit together) and raises `OptionError` naming the first bad one.
+So the two engines accept the same values, say the same things about bad ones, and the README
+documents one list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Mapping
+from typing import Any
+
+from mdchunk.errors import OptionError
+from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions, check_output_path
+from mdchunk.outputs.llms import OPTIONS as LLMS
+from mdchunk.outputs.llms import LlmsOptions
+from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
+from mdchunk.outputs.pages import OutputSettings
+from mdchunk.profiles import check_formats
+from mdchunk.session.builder import BuildSettings
+
+_KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
+          dict: "a mapping", list: "a list of str"}
+
+MKDOCS = "mkdocs"
+"""An option of the MkDocs plugin alone (`SiteOption.engines`)."""
+BOTH = frozenset({MKDOCS, "sphinx"})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SiteOption:
+    """One option: its name as users write it, its default, the kinds of value it takes."""
+
+    name: str
+    default: Any
+    kinds: tuple[type, ...]
+    """`list` means a list of str; None is always accepted where the default is None."""
+    summary: str
+    """What it does, in a line (the README's table says it at length)."""
+    engines: frozenset[str] = BOTH
+    why_not: str = ""
+    """Why the engines that lack the option have no use for it (said when one sets it)."""
+
+    def check(self, value: object) -> None:
+        """Raise `OptionError` unless `value` is of one of the option's kinds."""
+        if value is None and self.default is None:
+            return
+        if any(_is_kind(value, kind) for kind in self.kinds):
+            return
+        allowed = " or ".join(_KINDS.get(kind, kind.__name__) for kind in self.kinds)
+        shown = f"{value!r}"
+        if list in self.kinds and isinstance(value, list | tuple):
+            shown = next(f"{item!r} in {value!r}" for item in value if not isinstance(item, str))
+        raise OptionError(self.name, f"must be {allowed}, got {shown}")
+
+
+def _is_kind(value: object, kind: type) -> bool:
+    if kind is list:
+        return isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _chunking(name: str, kinds: tuple[type, ...], summary: str) -> SiteOption:
+    """A chunking option: None when not set, so that a preset can fill it (then the core's
+    default, `ChunkOptions`, applies)."""
+    return SiteOption(name, None, kinds, summary)
+
+
+SITE_OPTIONS: tuple[SiteOption, ...] = (
+    SiteOption("enabled", True, (bool,),
+               "Turn mdchunk off without removing it (e.g. `enabled: !ENV [MDCHUNK, true]`)."),
+    _chunking("max_tokens", (int,), "Largest chunk in tokens (512); only a code block, table "
+              "or equation may exceed it."),
+    _chunking("min_tokens", (int,), "Chunks smaller than this (50) merge with a neighbour of "
+              "the same section when it fits."),
+    _chunking("split_level", (int,), "Headings at this level or above (2; 1 = H1) always "
+              "start a new chunk."),
+    _chunking("overlap_tokens", (int,), "Context shared with neighbouring chunks, in tokens "
+              "(0: none)."),
+    _chunking("overlap_mode", (str,), f"One of {', '.join(OVERLAP_MODES)}: neighbour context "
+              "in previousContent/nextContent, or chunks that start with the last tail of "
+              "their section."),
+    _chunking("encoding", (str,), "tiktoken encoding of every token count (cl100k_base)."),
+    _chunking("embed_template", (str,), "Template of embedText: {context}, {text}, {title}, "
+              "{breadcrumb}, {section}, {url}."),
+    _chunking("preset", (str,), f"One of {', '.join(PRESETS)}: defaults for the chunking "
+              "options."),
+    _chunking("adaptive_sizing", (dict, bool), "`{base_size, min_scale, max_scale}` or true: "
+              "scale each section's budget with its complexity."),
+    SiteOption("output", "chunks.jsonl", (str,),
+               "Where the native chunk index is written, relative to the site folder."),
+    SiteOption("formats", ["native"], (list,), "Output formats to write (see docs/formats.md)."),
+    SiteOption("write_markdown", True, (bool,),
+               "Write each page's Markdown beside its HTML (`index.md` next to `index.html`)."),
+    SiteOption("exclude", [], (list,),
+               "Glob patterns of source paths whose pages are left out."),
+    SiteOption("inspector", None, (bool,),
+               "Write the chunk inspector (`_mdchunk/index.html`); default: under mkdocs serve."),
+    SiteOption("pagefind_output", DEFAULT_FOLDER, (str,),
+               "Folder of the Pagefind bundle (format `pagefind`), relative to the site folder."),
+    SiteOption("pagefind_filters", [], (list,),
+               "Front matter keys whose values become Pagefind filters, besides `tags`."),
+    SiteOption("pagefind_search_page", False, (bool,),
+               "Write `_mdchunk/search.html`: Pagefind's search UI over the section bundle."),
+    SiteOption("llms_txt", LLMS["llms_txt"], (bool,),
+               "Write llms.txt, llms-full.txt and each page's Markdown at its url + .md."),
+    SiteOption("llms_full", LLMS["llms_full"], (bool,),
+               "Write llms-full.txt: every page's Markdown, in files within "
+               "llms_full_max_tokens."),
+    SiteOption("llms_full_max_tokens", LLMS["llms_full_max_tokens"], (int,),
+               "Most tokens in one llms-full file (unless one page alone holds more)."),
+    SiteOption("llms_optional", LLMS["llms_optional"], (list,),
+               "Glob patterns of source paths whose pages go under `## Optional` in llms.txt."),
+    SiteOption("llms_directive", LLMS["llms_directive"], (bool,),
+               "Point to llms.txt from each page's Markdown twin and, hidden, from its HTML."),
+    SiteOption("workers", None, (int,),
+               "Worker processes that chunk pages while MkDocs renders the next ones; 0 chunks "
+               "inline. Default: one, once the site proves large enough to repay it.",
+               frozenset({MKDOCS}), "Sphinx's own -j N chunks pages in parallel"),
+    SiteOption("cache", True, (bool,),
+               "Keep each chunked page in `cache_dir`, so that the next build chunks only the "
+               "pages that changed and `mkdocs build --dirty` keeps the others.",
+               frozenset({MKDOCS}), "Sphinx's incremental builds keep unchanged pages"),
+    SiteOption("cache_dir", ".cache/mdchunk", (str,),
+               "Folder of the page cache, relative to the folder of mkdocs.yml.",
+               frozenset({MKDOCS}), "mdchunk keeps its page store in Sphinx's doctree folder"),
+)
+
+
+def options_of(engine: str) -> tuple[SiteOption, ...]:
+    """The options an engine offers."""
+    return tuple(option for option in SITE_OPTIONS if engine in option.engines)
+
+
+def option_elsewhere(name: str, engine: str) -> SiteOption | None:
+    """The option `name` when another engine has it and `engine` does not."""
+    return next((option for option in SITE_OPTIONS
+                 if option.name == name and engine not in option.engines), None)
+
+
+def suggestion(name: str, engine: str, prefix: str = "") -> str:
+    """What to tell a user who set `name`, which is no option of `engine`: the closest name,
+    then every name (each written with the engine's `prefix`)."""
+    known = [prefix + option.name for option in options_of(engine)]
+    close = difflib.get_close_matches(prefix + name, known, n=1)
+    return (f"did you mean '{close[0]}'? " if close else "") + f"options: {', '.join(known)}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SiteFacts:
+    """What the engine knows of the site that the settings depend on."""
+
+    site_url: str = ""
+    site_name: str = ""
+    language: str | None = None
+    serving: bool = False
+    """Whether a development server runs the build (the inspector's default)."""
+
+
+def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
+    """The settings of a build from the options a user set (missing: the default).
+
+    Raises:
+        OptionError: naming the first bad value.
+    """
+    given = {option.name: values.get(option.name, option.default) for option in SITE_OPTIONS}
+    for option in SITE_OPTIONS:
+        option.check(given[option.name])
+    if given["workers"] is not None and given["workers"] < 0:
+        raise OptionError("workers", f"must be 0 (chunk inline) or more, got {given['workers']}")
+    if not given["cache_dir"].strip():
+        raise OptionError("cache_dir", f"must name a folder, got {given['cache_dir']!r}")
+    chunking = {field.name: given[field.name] for field in dataclasses.fields(ChunkOptions)}
+    inspector = given["inspector"]
+    return BuildSettings(
+        options=ChunkOptions.validated(chunking),
+        output=OutputSettings(formats=tuple(check_formats(given["formats"])),
+                              language=site.language,
+                              inspector=bool(inspector or (inspector is None and site.serving)),
+                              pagefind_filters=tuple(given["pagefind_filters"])),
+        index=check_output_path(given["output"]), site_url=site.site_url,
+        write_markdown=given["write_markdown"], workers=given["workers"],
+        pagefind=PagefindSettings.validated(
+            folder=given["pagefind_output"], search_page=given["pagefind_search_page"],
+            formats=given["formats"], site_name=site.site_name),
+        llms=LlmsOptions.validated({name: given[name] for name in LLMS}))
