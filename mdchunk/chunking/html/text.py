@@ -28,9 +28,6 @@ ASCII_WS = " \t\n\r\f\v"
 _SPACES = re.compile("  +")
 _BACKTICKS = re.compile("`+")
 _MATH_DELIMITERS = re.compile(r"^\s*(?:\\\[|\\\(|\$\$|\$)?(.*?)(?:\\\]|\\\)|\$\$|\$)?\s*$", re.S)
-#: Text at a line start that a Markdown reader would take for a code fence or display math
-#: (a fence Python-Markdown did not recognise stays text): it gets a backslash.
-_FENCE_LIKE = re.compile(r"^(?=`{3}|~{3}|\$\$[ \t]*$)", re.M)
 
 
 # -- whitespace and Markdown's text rules ---------------------------------------------------
@@ -79,14 +76,6 @@ def longest_backticks(text: str) -> int:
     if "``" not in text:
         return 1
     return max(map(len, _BACKTICKS.findall(text)))
-
-
-def escape_fences(text: str) -> str:
-    """Paragraph text (its lines stripped) with a backslash before each line that a Markdown
-    reader would take for a code fence or display math."""
-    if "```" in text or "~~~" in text or "$$" in text:
-        return _FENCE_LIKE.sub("\\\\", text)
-    return text
 
 
 def strip_math(text: str) -> str:
