@@ -48,8 +48,9 @@ def collapse(text: str) -> str:
 
 
 def strip_lines(text: str) -> str:
-    """`text` with each line stripped, and then the whole."""
-    return "\n".join(line.strip() for line in text.split("\n")).strip()
+    """`text` with each line stripped, and the lines left empty left out (a paragraph holds
+    no blank line)."""
+    return "\n".join(line for line in (part.strip() for part in text.split("\n")) if line)
 
 
 def has_words(text: str) -> bool:
