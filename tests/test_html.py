@@ -368,7 +368,7 @@ def test_links_become_site_absolute_with_site_url() -> None:
         "[top](https://example.com/abs/page/), [ext](https://python.org/a?b=1#c), "
         "[mail](mailto:me@example.com), [proto](//cdn.example.com/x.js), "
         f"[file]({base}install/my%20file.md), "
-        f"[paren]({base}install/a(b%29.md) and ![A picture]({base}install/img/pic.png)."
+        f"[paren]({base}install/a%28b%29.md) and ![A picture]({base}install/img/pic.png)."
     )
 
 
@@ -538,20 +538,36 @@ SPHINX_TABLE = html_fixture("sphinx-table", """\
 
 
 def test_sphinx_table_with_caption_and_nested_table() -> None:
+    # A table in a cell is a block a pipe table's cell cannot hold: the table is HTML, its
+    # cells' Markdown between blank lines (the nested table a pipe table of its own).
     page = checked(parse_html(SPHINX_TABLE))
     assert page.markdown == (
-        "Table 1 Versions\n\n| Name | Since |\n| --- | --- |\n| one | 1.0 nested |"
+        "Table 1 Versions\n\n<table>\n<tr>\n<th>\n\nName\n\n</th>\n<th>\n\nSince\n\n</th>\n"
+        "</tr>\n<tr>\n<td>\n\none\n\n</td>\n<td>\n\n1.0\n\n|  |\n| --- |\n| nested |\n\n</td>\n"
+        "</tr>\n</table>"
     )
     assert kinds(page.blocks) == ["paragraph", "table"]
     assert page.blocks[1].title == "Table 1 Versions"
 
 
-def test_blocks_inside_table_cells_keep_words_apart() -> None:
+def test_paragraphs_inside_table_cells_keep_words_apart() -> None:
+    page = checked(parse_html(
+        "<table><thead><tr><th><p>A</p></th></tr></thead><tbody><tr><td><p>one</p><p>two</p>"
+        "</td></tr></tbody></table>"
+    ))
+    assert page.markdown == "| A |\n| --- |\n| one two |"
+
+
+def test_a_list_inside_a_table_cell_makes_an_html_table() -> None:
     page = checked(parse_html(
         "<table><thead><tr><th><p>A</p></th></tr></thead><tbody><tr><td><p>one</p><p>two</p>"
         "<ul><li><p>three</p></li><li>four</li></ul></td></tr></tbody></table>"
     ))
-    assert page.markdown == "| A |\n| --- |\n| one two three four |"
+    assert page.markdown == (
+        "<table>\n<tr>\n<th>\n\nA\n\n</th>\n</tr>\n<tr>\n<td>\n\none\n\ntwo\n\n- three\n\n"
+        "- four\n\n</td>\n</tr>\n</table>"
+    )
+    assert kinds(page.blocks) == ["table"]
 
 
 def test_table_without_header_row_gets_an_empty_one() -> None:
@@ -630,9 +646,10 @@ def test_newline_after_code_inside_pre_is_kept() -> None:
 
 def test_fence_markers_left_as_text_are_escaped() -> None:
     # Python-Markdown leaves this fence as text (Node.js's API docs have such); read again as
-    # Markdown, a line starting with ``` would open a code block that swallows the page.
+    # Markdown, a line starting with ``` would open a code block that swallows the page, and
+    # a backtick in text could open a code span: each gets a backslash.
     page = parse("- item\n<!-- c -->\n\n```js\n  x = 1\n\n  y\n  ```\n", extra=["fenced_code"])
-    assert page.markdown == "- item\n\n\\```js x = 1\n\ny ```"
+    assert page.markdown == "- item\n\n\\`\\`\\`js x = 1\n\ny \\`\\`\\`"
     assert kinds(page.blocks) == ["list", "paragraph", "paragraph"]
 
 

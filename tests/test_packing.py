@@ -158,7 +158,10 @@ def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> No
     for block in parsed.walk():
         if block.kind not in {"item", "heading"}:
             continue
-        if count_tokens(parsed.markdown[block.start:block.end]) > max_tokens:
+        # (a chunk that starts with a nested item holds its indentation too)
+        line = parsed.markdown.rfind("\n", 0, block.start) + 1
+        start = line if not parsed.markdown[line:block.start].strip(" ") else block.start
+        if count_tokens(parsed.markdown[start:block.end]) > max_tokens:
             continue
         for c in result.chunks:
             for offset in (c.char_start, c.char_end):

@@ -300,11 +300,34 @@ def _table_shape(table: str) -> tuple[int, int, bool]:
     The parser always writes a header row and a delimiter row (an empty header row for a table
     without one); lines may carry a container prefix (`> `, list indent) before the first `|`.
     """
+    if table.lstrip(" >").startswith("<table>"):
+        return _html_table_shape(table)
     lines = [line[line.find("|"):] for line in table.split("\n") if "|" in line]
     if len(lines) < 2:
         return 0, 0, False
     columns = len(lines[1].strip().strip("|").split("|"))
     return len(lines) - 2, columns, bool(_CELL_BORDER.sub("", lines[0]).strip())
+
+
+def _html_table_shape(table: str) -> tuple[int, int, bool]:
+    """`_table_shape` of a table the parser wrote as HTML (its cells hold blocks): one tag a
+    line, `<tr>`, `<th>` and `<td>` of its own at nesting depth one (a cell may hold tables)."""
+    rows: list[list[str]] = []
+    depth = 0
+    for line in table.split("\n"):
+        tag = line.lstrip(" >")
+        if tag.startswith("<table>"):
+            depth += 1
+        elif tag.startswith("</table>"):
+            depth -= 1
+        elif depth == 1 and tag == "<tr>":
+            rows.append([])
+        elif depth == 1 and rows and tag.startswith(("<th", "<td")):
+            rows[-1].append(tag[1:3])
+    if not rows:
+        return 0, 0, False
+    header = all(cell == "th" for cell in rows[0])
+    return len(rows) - header, max(map(len, rows)), header
 
 
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")

@@ -31,6 +31,9 @@ _SENTENCE_END = re.compile(
     r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*\s*)(?=\S)"""  # CJK full stops
 )
 _WORD_GAP = re.compile(r"\s+")
+# Container markup between blocks: line breaks, indentation, quote markers, list and definition
+# markers.
+_MARKUP = re.compile(r"(?:[ \n>]|[-+*:] |\d{1,9}[.)] )*")
 # Inline code spans and inline equations: a sentence end inside them is not one.
 _INLINE_ATOM = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)|\$[^$\n]+\$", re.S)
 
@@ -198,16 +201,40 @@ class Packer:
 
         `lead` is where the piece starts (before `unit` when headings are glued to it); when the
         unit fits alone, the lead becomes a piece of its own rather than the unit being cut.
+        Container markup (indentation, quote and list markers) on the unit's first line stays
+        with it, which needs it; markup on lines before it (a quote's `>`) too.
         """
-        if lead < unit.start and self.tokens(unit.start, unit.end) <= self.budget:
-            return [self._lead_piece(lead, unit.start, section),
-                    self._piece(unit.start, unit.end, section)]
-        if unit.children and not unit.atomic:
+        cut = self._line_start(unit.start)
+        if lead < unit.start and self.tokens(cut, unit.end) <= self.budget:
+            if self._holds_headings(lead, unit):
+                return [self._lead_piece(lead, cut, section), self._piece(cut, unit.end, section)]
+            if not self.text[lead:cut].strip():  # (blank lines before the unit's own line)
+                return [self._piece(cut, unit.end, section)]
+        if unit.children and not unit.atomic and not self._indented_children(unit):
             return self._split_units(unit.children, section, lead)
         if unit.prose:
             return self._split_prose(unit, section, lead)
         reason = ATOMIC_REASONS.get(unit.kind, "block_integrity")
         return [self._piece(lead, unit.end, section, oversize_reason=reason)]
+
+    def _holds_headings(self, lead: int, unit: Block) -> bool:
+        """Whether the text from `lead` to `unit` holds more than container markup (`_MARKUP`):
+        the headings glued to the unit."""
+        return lead < unit.start and not _MARKUP.fullmatch(self.text, lead, unit.start)
+
+    def _line_start(self, offset: int) -> int:
+        """The start of the line of `offset` when only container markup (`_MARKUP`) comes
+        before it there, else `offset`: where a piece that begins with the block at `offset`
+        starts."""
+        line = self.text.rfind("\n", 0, offset) + 1
+        return line if _MARKUP.fullmatch(self.text, line, offset) else offset
+
+    def _indented_children(self, unit: Block) -> bool:
+        """Whether the children of `unit` after its first are indented four columns or more
+        (before or after quote markers), as in a list nested twice: a chunk starting at one
+        would read as code, or as part of the paragraph before it, so such a container is not
+        cut."""
+        return any(_indent(self.text, child.start) >= 4 for child in unit.children[1:])
 
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
         protected = [m.span() for m in _INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
@@ -218,11 +245,11 @@ class Packer:
         ]
         bounds = [lead, *cuts, unit.end]
         pieces: list[Piece] = []
-        if lead < unit.start and self.tokens(lead, bounds[1]) > self.budget:
+        if self._holds_headings(lead, unit) and self.tokens(lead, bounds[1]) > self.budget:
             # The glued heading and the first sentence do not fit together: the heading
             # stands alone rather than being cut between its words.
-            pieces.append(self._lead_piece(lead, unit.start, section))
-            bounds[0] = unit.start
+            bounds[0] = self._line_start(unit.start)
+            pieces.append(self._lead_piece(lead, bounds[0], section))
         current: tuple[int, int, int] | None = None
         for start, end in itertools.pairwise(bounds):
             estimate = self.tokens(start, end)
@@ -342,9 +369,14 @@ class Packer:
             self._budget_of(piece))
 
     def _trim(self, piece: Piece) -> Piece | None:
+        """The piece without whitespace at its edges, but for the indentation of its first line
+        (a list nested in an item: without it, the items after the first re-nest under it)."""
         start, end = piece.start, piece.end
         while start < end and self.text[start].isspace():
             start += 1
+        line = self.text.rfind("\n", 0, start) + 1
+        if piece.start <= line < start < end and not self.text[line:start].strip(" "):
+            start = line
         while end > start and self.text[end - 1].isspace():
             end -= 1
         if start == end:
@@ -458,6 +490,19 @@ def last_piece_start(text: str, start: int, end: int) -> int | None:
     if line > start and "!" <= text[line] <= "~":
         at = max(at, line)
     return at if at > start else None
+
+
+def _indent(text: str, offset: int) -> int:
+    """How far `offset` is indented in its line, as a reader counts it: the widest of the runs
+    before, between and after the line's quote markers (each marker takes one space after it);
+    four columns or more make code."""
+    line = text.rfind("\n", 0, offset) + 1
+    prefix = text[line:offset]
+    marker = prefix.rfind(">")
+    if marker < 0 or prefix[:marker].strip(" >"):
+        return len(prefix)
+    runs = prefix.split(">")
+    return max(len(runs[0]), *(len(run) - run.startswith(" ") for run in runs[1:]))
 
 
 def first_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:

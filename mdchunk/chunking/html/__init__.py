@@ -7,17 +7,26 @@ from those listed before it:
 - `elements`: what the renderer knows of HTML elements: which are blocks, code or headings,
   and which never reach chunk text (permalinks, copy buttons, hidden parts, duplicates).
 - `text`: the text of an element as the page shows it, a title on one line, and the text rules
-  of Markdown (whitespace, code spans, fence escapes).
+  of Markdown (whitespace, code spans).
+- `escape`: the backslashes that keep text plain text to a CommonMark reader (a `*` that
+  would open emphasis, a `#` that would start a heading...), and only where it needs them.
 - `parse`: the page body as an lxml tree (`parse_tree`), with a capped fallback for nesting
   too deep for libxml2.
 - `writer`: the `MarkdownWriter`, which writes Markdown with line prefixes (list indents,
   quote markers) and records where each block starts and ends.
-- `inline`: `InlineText`, the inline Markdown of one paragraph, heading or table cell
-  (emphasis, code spans, links, math, images).
+- `spans`: inline Markdown from leaves of text with their marks (emphasis, strong, links):
+  spans nested, each emphasis given a delimiter a reader pairs as meant, text escaped.
+- `inline`: `InlineText`, which reads the inline content of one paragraph, heading or table
+  cell into leaves (emphasis, code spans, links, math, images).
 - `layout`: how the HTML of each kind of block is laid out (a heading's anchor, a code
   block's `<pre>`, language and title, a table's rows, a tabbed set's labels and bodies...).
 - `blocks`: the `BlockRenderer`, one pass over the tree that writes each block through the
   writer, its inline text through `InlineText`.
+
+The Markdown round-trips: read by a CommonMark reader (with GFM tables and the extensions
+mdchunk writes: footnotes, definitions, `$` math), it shows the text, emphasis, code and list
+nesting of the HTML (tests/roundtrip.py compares the two). A table whose cells hold blocks (a
+code block of several lines, a list) is written as HTML, with Markdown in its cells.
 
 What the renderer understands: Python-Markdown core (toc ids and permalinks, tables,
 footnotes, definition lists, attr_list), pymdownx and Material markup (highlight with and

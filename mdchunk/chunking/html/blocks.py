@@ -27,6 +27,7 @@ from mdchunk.chunking.html.layout import (
     definition_entries,
     find_pre,
     heading_anchor,
+    holds_blocks,
     holds_signatures,
     is_header_row,
     is_highlighted,
@@ -36,6 +37,7 @@ from mdchunk.chunking.html.layout import (
     tab_parts,
     table_rows,
 )
+from mdchunk.chunking.html.spans import STRONG
 from mdchunk.chunking.html.text import (
     ASCII_WS,
     WS,
@@ -58,6 +60,8 @@ _TRANSPARENT_TAGS = frozenset(
 )
 #: Children of a table that are its own parts (any other is a stray block).
 _TABLE_PARTS = frozenset({"tr", "thead", "tbody", "tfoot", "caption", "colgroup", "col"})
+#: Attributes of a cell kept in an HTML table: the rows and columns it spans.
+_SPANS = ("colspan", "rowspan")
 #: How far the lines of a footnote after its first are indented.
 _NOTE_INDENT = "    "
 
@@ -189,7 +193,12 @@ class BlockRenderer:
             return
         anchor = heading_anchor(element)
         itself = f"#{anchor}" if anchor else ""
-        text = self._inline(element, itself=itself).replace("\n", " ") or anchor
+        inline = InlineText(self.base_url, None, self.depth, itself)
+        inline.node(element)
+        text = inline.heading()
+        if not text:  # a heading without text is known by its anchor
+            inline.text(anchor)
+            text = inline.heading()
         if not text:
             return
         if top:
@@ -209,29 +218,35 @@ class BlockRenderer:
             return True
         return False
 
-    def _paragraph(self, element: _Element, *, top: bool, tight: bool) -> None:
-        """A paragraph of the content of `element` (`<p>`, `<dt>`, a caption...)."""
+    def _paragraph(self, element: _Element, *, top: bool, tight: bool,
+                   one_line: bool = False) -> None:
+        """A paragraph of the content of `element` (`<p>`, `<dt>`, a caption...); its line
+        breaks spaces with `one_line`."""
         if top and self.excluded_level:
             return
         run = self._new_run()
         run.content(element)
-        self._run(run, top=top, tight=tight)
+        self._run(run, top=top, tight=tight, one_line=one_line)
 
-    def _run(self, run: InlineText, *, top: bool, tight: bool) -> None:
+    def _run(self, run: InlineText, *, top: bool, tight: bool, one_line: bool = False) -> None:
         """Write the inline content collected in `run` as a paragraph."""
         if top and self.excluded_level:
             return
-        text = run.paragraph()
+        text = run.paragraph(one_line=one_line)
         if text:
             self.w.leaf("paragraph", text, blank=not tight, prose=True, math=run.math)
 
-    def _inline(self, element: _Element, *, itself: str = "") -> str:
-        """Inline Markdown of `element`, rendered with its content (not its tail).
-
-        `itself` is a heading's own `#anchor`: links to it are permalinks or toc anchorlinks.
-        """
-        out = InlineText(self.base_url, None, self.depth, itself)
+    def _inline(self, element: _Element, *, strong: bool = False) -> str:
+        """Inline Markdown of `element`, rendered with its content (not its tail); all of it
+        strong with `strong` (a title)."""
+        out = InlineText(self.base_url, None, self.depth, marks=(STRONG,) if strong else ())
         out.node(element)
+        return out.result()
+
+    def _strong_text(self, text: str) -> str:
+        """Plain text as strong Markdown (`**Note**`), escaped."""
+        out = InlineText(self.base_url, None, self.depth, marks=(STRONG,))
+        out.text(text)
         return out.result()
 
     # -- lists and definitions --------------------------------------------------------------
@@ -269,18 +284,22 @@ class BlockRenderer:
         for entry in definition_entries(element):
             item = self.w.begin("item", blank=True)
             for part in entry:
-                if part.tag == "dt":
-                    self._paragraph(part, top=False, tight=True)
+                if part.tag == "dt":  # (a term is one line: a reader takes the last for it)
+                    self._paragraph(part, top=False, tight=True, one_line=True)
                 else:
                     self._definition(part)
             self.w.end(item)
         self.w.end(block)
 
     def _definition(self, definition: _Element) -> None:
-        """A `<dd>`: `: `, then its content indented below; an empty one takes its `: ` back."""
+        """A `<dd>`: `: `, then its content indented below; an empty one takes its `: ` back.
+        Without a term before it, a `: ` would define nothing: it is its content alone."""
         w = self.w
         outer = w.prefix
         filled = w.filled[-1]
+        if not filled:
+            self._children(definition, top=False, tight=not is_loose(definition))
+            return
         mark = w.mark()
         if filled:
             w.separate(blank=False)
@@ -322,18 +341,54 @@ class BlockRenderer:
         self.w.leaf("math", f"$$\n{tex}\n$$", blank=not tight)
 
     def _table(self, element: _Element, *, tight: bool) -> None:
-        """A table as a pipe table, titled with its caption (also written before it)."""
+        """A table, titled with its caption (also written before it): a pipe table, or an HTML
+        table when a cell holds blocks (a code block of several lines, a list...) that a pipe
+        table's cells, one line each, cannot."""
         for child in element:  # stray blocks in a table: a browser shows them before it
             if isinstance(child.tag, str) and child.tag not in _TABLE_PARTS:
                 self._block(child, top=False, tight=tight)
-        rows, aligns, has_header = self._table_cells(element)
-        if not any(any(row) for row in rows):
+        if any(holds_blocks(cell) for row in table_rows(element) for cell in row
+               if cell.tag in {"td", "th"}):
+            text = self._html_table(element)
+        else:
+            rows, aligns, has_header = self._table_cells(element)
+            text = _pipe_table(rows, aligns, has_header) if any(any(row) for row in rows) else ""
+        if not text:
             return
         caption = element.find("caption")
         if caption is not None:  # visible text that says what the table holds
             self._paragraph(caption, top=False, tight=tight)
-        self.w.leaf("table", _pipe_table(rows, aligns, has_header), blank=not tight,
+        self.w.leaf("table", text, blank=not tight,
                     title=title_text(caption) if caption is not None else "")
+
+    def _html_table(self, table: _Element) -> str:
+        """A table as HTML whose cells hold Markdown (set off by blank lines, as CommonMark
+        and GFM read it), one tag a line; "" when no cell holds anything."""
+        lines = ["<table>"]
+        filled = False
+        for row in table_rows(table):
+            cells = [cell for cell in row if cell.tag in {"td", "th"}]
+            if not cells:
+                continue
+            lines.append("<tr>")
+            for cell in cells:
+                tag = cell.tag + "".join(f' {name}="{cell.get(name)}"' for name in _SPANS
+                                         if (cell.get(name) or "").isdigit())
+                markdown = self._cell_markdown(cell)
+                filled = filled or bool(markdown)
+                lines.append(f"<{tag}>\n\n{markdown}\n\n</{cell.tag}>" if markdown
+                             else f"<{tag}></{cell.tag}>")
+            lines.append("</tr>")
+        lines.append("</table>")
+        return "\n".join(lines) if filled else ""
+
+    def _cell_markdown(self, cell: _Element) -> str:
+        """The Markdown of a cell's content, blocks and all, from a renderer of its own."""
+        writer = MarkdownWriter()
+        renderer = BlockRenderer(writer, self.base_url)
+        renderer.depth = self.depth + 1
+        renderer._children(cell, top=False, tight=False)
+        return writer.finish().markdown
 
     def _table_cells(self, table: _Element) -> tuple[list[list[str]], list[str], bool]:
         """The inline Markdown of the cells, row by row; the alignment of the first row's
@@ -355,14 +410,15 @@ class BlockRenderer:
 
     def _container(self, kind: BlockKind, element: _Element, *, title: str, tight: bool,
                    plain: str = "", skip: _Element | None = None) -> None:
-        """A quoted container: blockquote, admonition, details (`> **Title**` then the body)."""
+        """A quoted container: blockquote, admonition, details (`> **Title**` then the body);
+        `title` is Markdown."""
         block = self.w.begin(kind, blank=not tight)
         block.title = plain
         outer = self.w.prefix
         self.w.write("> ")
         self.w.prefix = outer + "> "
         if title:
-            self.w.write(f"**{title}**")
+            self.w.write(title)
             self.w.filled[-1] = True
         self._children(element, top=False, tight=False, skip=skip)
         self.w.prefix = outer
@@ -377,10 +433,11 @@ class BlockRenderer:
         )
         title, plain = "", ""
         if title_element is not None:
-            title = self._inline(title_element).replace("\n", " ")
+            title = self._inline(title_element, strong=True).replace("\n", " ")
             plain = title_text(title_element)
         if not title:  # `!!! note ""`: the kind, which the page shows as icon and colour
-            title = plain = admonition_kind(element)
+            plain = admonition_kind(element)
+            title = self._strong_text(plain)
         self._container("admonition", element, title=title, plain=plain or title, tight=tight,
                         skip=title_element)
 
@@ -393,7 +450,7 @@ class BlockRenderer:
             tab = self.w.begin("tab", blank=True)
             tab.title = label
             if label:
-                self.w.write(f"**{label}**")
+                self.w.write(self._strong_text(label))
                 self.w.filled[-1] = True
             self._children(body, top=False, tight=False)
             self.w.end(tab)

@@ -19,12 +19,17 @@ from mdchunk.chunking.html.elements import (
     kept_classes,
     script_tex,
 )
+from mdchunk.chunking.html.escape import (
+    escape_heading_end,
+    escape_line_start,
+    escape_text,
+)
+from mdchunk.chunking.html.spans import ATOM, BREAK, DEL, EM, STRONG, TEXT, Leaf, Mark, render
 from mdchunk.chunking.html.text import (
     WS,
     code_span,
     code_text,
     collapse,
-    escape_fences,
     has_words,
     itertext,
     note_label,
@@ -38,60 +43,83 @@ _SPACED_TAGS = BLOCK_TAGS | {"li", "dt", "dd", "td", "th", "tr"}
 
 
 class InlineText:
-    """Collects the inline Markdown of one paragraph, heading or cell.
+    """Collects the inline content of one paragraph, heading or cell as leaves (`spans.Leaf`),
+    and writes it as Markdown (`result`, `paragraph`, `heading`).
 
-    `parts` never holds an empty string, so `parts[-1][-1]` is the last character so far.
+    `marks` are the marks the text being added is shown with (emphasis, a link...): an
+    element's own mark is added while its content is read.
     """
 
-    __slots__ = ("base_url", "depth", "itself", "lead", "math", "parts")
+    __slots__ = ("base_url", "code_before", "depth", "itself", "leaves", "links", "marks",
+                 "math")
 
     def __init__(self, base_url: str, math: list[str] | None, depth: int,
-                 itself: str = "") -> None:
+                 itself: str = "", marks: tuple[Mark, ...] = ()) -> None:
         """Arguments:
         base_url: The page's url, which relative links are joined to.
         math: Where the inline equations written go (None: not recorded).
         depth: The nesting depth so far, bounded by `MAX_DEPTH`.
         itself: A heading's own `#anchor`: links to it are permalinks or toc anchorlinks.
+        marks: The marks all of the text has (`STRONG` for an admonition's title).
         """
-        self.parts: list[str] = []
+        self.leaves: list[Leaf] = []
         self.base_url = base_url
         self.math = math
         self.depth = depth
         self.itself = itself
-        self.lead = False  # the text began with whitespace (dropped here, kept by a wrapper)
+        self.marks = marks
+        self.links = 0  # links read so far: each link's mark is its own
+        self.code_before = ""  # the code of the last leaf, when it is a code span
 
     # -- results ----------------------------------------------------------------------------
 
     def result(self) -> str:
         """The inline Markdown collected, each line stripped."""
-        text = "".join(self.parts)
+        text = render(self.leaves)
         if "\n" not in text:  # line breaks (`<br>`) are rare
             return text.strip()
         return strip_lines(text)
 
-    def paragraph(self) -> str:
-        """The Markdown of a paragraph of this text: `result`, fence-like line starts escaped."""
-        return escape_fences(self.result())
+    def paragraph(self, *, one_line: bool = False) -> str:
+        """The Markdown of a paragraph of this text: `result` (its line breaks spaces with
+        `one_line`), with a backslash where a line would otherwise start a block (a heading, a
+        list, a quote...)."""
+        text = self.result()
+        if one_line:
+            text = text.replace("\n", " ")
+        if "\n" not in text:
+            return escape_line_start(text)
+        return "\n".join(escape_line_start(line) for line in text.split("\n"))
+
+    def heading(self) -> str:
+        """The Markdown of a heading's text: on one line, a closing `#` run escaped."""
+        return escape_heading_end(self.result().replace("\n", " "))
+
+    def has_words(self) -> bool:
+        """True when some text collected holds a letter or digit."""
+        return any(leaf.kind == TEXT and has_words(leaf.text) for leaf in self.leaves)
 
     # -- adding text and elements -----------------------------------------------------------
 
     def text(self, text: str) -> None:
         """Add running text: whitespace collapsed, never two spaces in a row."""
         text = collapse(text)
-        if text[:1] == " ":
-            parts = self.parts
-            if not parts:
-                self.lead = True
-                text = text[1:]
-            elif parts[-1][-1] in " \n":
-                text = text[1:]
-        if text:
-            self.parts.append(text)
+        leaves = self.leaves
+        if text[:1] == " " and (not leaves or leaves[-1].text[-1] in " \n"):
+            text = text[1:]
+        if not text:
+            return
+        if leaves and leaves[-1].kind == TEXT and leaves[-1].marks == self.marks:
+            leaves[-1] = Leaf(TEXT, leaves[-1].text + text, self.marks)
+        else:
+            leaves.append(Leaf(TEXT, text, self.marks))
+        self.code_before = ""
 
-    def literal(self, text: str) -> None:
-        """Add Markdown as it is."""
-        if text:
-            self.parts.append(text)
+    def atom(self, markdown: str) -> None:
+        """Add Markdown as it is (a code span, an equation, an image...)."""
+        if markdown:
+            self.leaves.append(Leaf(ATOM, markdown, self.marks))
+            self.code_before = ""
 
     def node(self, element: _Element) -> None:
         """An element of a run: rendered with its content, its own markup if inline."""
@@ -128,16 +156,16 @@ class InlineText:
             return
         if names and ("arithmatex" in names or "math" in names):
             self._math(plain_text(element))
-        elif tag in CODE_TAGS:
-            self.literal(code_span(code_text(element)))
+        elif tag in CODE_TAGS or tag == "pre":  # (a one-line code block in a table cell)
+            self._code(code_text(element))
         elif tag == "a":
             self._link(element, names)
         elif tag in {"input", "br", "img"}:
             self._empty_element(element, names)
-        elif marker := _emphasis(tag, names):
-            self._wrap(element, marker)
+        elif mark := _emphasis(tag, names):
+            self.marked(element, mark)
         elif "classifier" in names:  # docutils: `term : classifier`, the colon is CSS
-            self.literal(" : ")
+            self.text(" : ")
             self.content(element)
         elif tag in _SPACED_TAGS:  # blocks inside a table cell or title: words kept apart
             self._gap()
@@ -146,17 +174,37 @@ class InlineText:
         else:
             self.content(element)
 
+    def marked(self, element: _Element, mark: Mark) -> None:
+        """The content of `element`, shown with `mark` too."""
+        outer = self.marks
+        if mark not in outer:
+            self.marks = (*outer, mark)
+        self.content(element)
+        self.marks = outer
+
     # -- the kinds of inline element --------------------------------------------------------
 
     def _empty_element(self, element: _Element, names: Sequence[str]) -> None:
         """An element without content: a task list checkbox, a line break or an image."""
         tag = element.tag
         if tag == "input":  # (only checkboxes are kept)
-            self.literal("[x] " if element.get("checked") is not None else "[ ] ")
-        elif tag == "br":
-            self.literal("\n")
+            self.atom("[x]" if element.get("checked") is not None else "[ ]")
+            self.text(" ")
+        elif tag == "br":  # (a paragraph has no empty line: two breaks are one)
+            if self.leaves and self.leaves[-1].kind != BREAK:
+                self.leaves.append(Leaf(BREAK, "\n", self.marks))
         else:
             self._image(element, names)
+
+    def _code(self, code: str) -> None:
+        """A code span; one right after another is the same span (two side by side would read
+        as one run of backticks)."""
+        before = self.code_before
+        if before and self.leaves[-1] == Leaf(ATOM, code_span(before), self.marks):
+            code = before + code
+            self.leaves.pop()
+        self.atom(code_span(code))
+        self.code_before = code if self.leaves and self.leaves[-1].kind == ATOM else ""
 
     def _math(self, tex: str) -> None:
         """Inline math, `$tex$`, recorded for `finish` to locate."""
@@ -165,7 +213,7 @@ class InlineText:
             snippet = f"${tex}$"
             if self.math is not None:
                 self.math.append(snippet)
-            self.literal(snippet)
+            self.atom(snippet)
 
     def _image(self, element: _Element, names: Sequence[str]) -> None:
         alt = WS.sub(" ", element.get("alt") or "").strip()
@@ -173,71 +221,45 @@ class InlineText:
         if src.startswith("data:") or any("emoji" in name for name in names):
             self.text(alt)  # inline image data means nothing as text; an emoji is its alt
         elif src:
-            self.literal(f"![{alt}]({_link_url(self.base_url, src)})")
+            label = escape_text(alt, "[", "]", in_link=True)
+            self.atom(f"![{label}]({_link_url(self.base_url, src)})")
 
     def _link(self, element: _Element, names: Sequence[str]) -> None:
         """A link, a footnote reference (`[^label]`), or, without a target, its text alone."""
         label = _footnote_label(element, names)
         if label is not None:
-            self.literal(f"[^{label}]")
-            return
-        text, lead, trail = self._inner(element)
-        text = text.replace("\n", " ")
-        if not text:
+            self.atom(f"[^{label}]")
             return
         href = element.get("href")
         if self.itself and href == self.itself:  # a heading's link to itself: no link
-            if has_words(text):  # toc's anchorlink, around the title (a permalink is a symbol)
-                self._around(lead, trail, text)
-        elif not href or href.strip().startswith("javascript:"):
-            self._around(lead, trail, text)
+            start = len(self.leaves)
+            self.content(element)
+            if not any(leaf.kind != TEXT or has_words(leaf.text)
+                       for leaf in self.leaves[start:]):  # a permalink is a symbol
+                del self.leaves[start:]
+        elif not href or href.strip().startswith("javascript:") or any(
+                mark[0] == "link" for mark in self.marks):  # (Markdown nests no links)
+            self.content(element)
         else:
-            self._around(lead, trail, f"[{text}]({_link_url(self.base_url, href)})")
-
-    def _wrap(self, element: _Element, marker: str) -> None:
-        """The element's content between two `marker`s (`**bold**`), if it has any."""
-        text, lead, trail = self._inner(element)
-        if text:
-            self._around(lead, trail, f"{marker}{text}{marker}")
-
-    # -- spacing around markup --------------------------------------------------------------
-
-    def _inner(self, element: _Element) -> tuple[str, bool, bool]:
-        """The inline Markdown of `element`'s content, and whether it began and ended with a
-        space (which a wrapper keeps outside its markup)."""
-        inner = InlineText(self.base_url, self.math, self.depth, self.itself)
-        inner.content(element)
-        parts = inner.parts
-        return inner.result(), inner.lead, bool(parts) and parts[-1][-1] == " "
-
-    def _around(self, lead: bool, trail: bool, markdown: str) -> None:
-        """Append `markdown`, with the spaces an inner text had at its edges outside it."""
-        parts = self.parts
-        if lead:
-            if not parts:
-                self.lead = True
-            elif parts[-1][-1] not in " \n":
-                parts.append(" ")
-        if markdown:
-            parts.append(markdown)
-        if trail:
-            parts.append(" ")
+            self.links += 1
+            self.marked(element, ("link", _link_url(self.base_url, href), str(self.links)))
 
     def _gap(self) -> None:
         """A space, unless the text so far is empty or ends in whitespace."""
-        if self.parts and self.parts[-1][-1] not in " \n":
-            self.parts.append(" ")
+        leaves = self.leaves
+        if leaves and leaves[-1].text[-1] not in " \n":
+            self.text(" ")
 
 
-def _emphasis(tag: str, names: Sequence[str]) -> str:
-    """The Markdown marker around the text of an emphasis element (`**`, `*`, `~~`), or ""."""
+def _emphasis(tag: str, names: Sequence[str]) -> Mark | None:
+    """The mark of an emphasis element (strong, emphasis, strikethrough), or None."""
     if tag in {"strong", "b"}:
-        return "**"
+        return STRONG
     if tag in {"em", "i", "cite", "dfn", "var"} and "sig-param" not in names:
-        return "*"  # (Sphinx sets signature parameters in <em>: not emphasis)
+        return EM  # (Sphinx sets signature parameters in <em>: not emphasis)
     if tag in {"del", "s", "strike"}:
-        return "~~"
-    return ""
+        return DEL
+    return None
 
 
 def _footnote_label(link: _Element, names: Sequence[str]) -> str | None:
@@ -260,8 +282,19 @@ def _link_url(base_url: str, href: str) -> str:
     href = href.strip()
     try:
         if urlsplit(href).scheme or href.startswith("//"):
-            return href
+            return _destination(href)
         joined = urljoin(base_url, href)
     except ValueError:  # not a url (`http://[x`: a bracket that opens no IPv6 address)
-        return href.replace(" ", "%20").replace(")", "%29")
-    return joined.replace(" ", "%20").replace(")", "%29")
+        return _destination(href)
+    return _destination(joined)
+
+
+#: Characters that would end or break a link's destination, and what stands for them.
+_DESTINATION_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C",
+                                      ">": "%3E", "\\": "%5C", "\n": "%0A"})
+
+
+def _destination(url: str) -> str:
+    """A url as a link's destination: spaces, parentheses, angle brackets and backslashes
+    percent-encoded (each would end the destination or be read as an escape)."""
+    return url.translate(_DESTINATION_ESCAPES)

@@ -13,10 +13,13 @@ from typing import Any
 from lxml.etree import _Element
 
 from mdchunk.chunking.html.elements import class_set, is_dropped
-from mdchunk.chunking.html.text import WS, plain_text, title_text
+from mdchunk.chunking.html.text import WS, code_text, plain_text, title_text
 
 #: Children that make a list item or definition loose (Python-Markdown wraps text in `<p>`).
 _LOOSE_TAGS = frozenset({"p", "pre", "div", "blockquote", "table"})
+#: Blocks that make a table cell hold more than a pipe table's cell can.
+_CELL_BLOCK_TAGS = frozenset({"ul", "ol", "dl", "table", "blockquote", "details", "h1", "h2",
+                              "h3", "h4", "h5", "h6"})
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight)-([\w+#.-]+)$")
 
 
@@ -136,6 +139,25 @@ def table_rows(table: _Element) -> Iterable[_Element]:
             yield child
         elif child.tag in {"thead", "tbody", "tfoot"}:
             yield from (row for row in child if row.tag == "tr")
+
+
+def holds_blocks(cell: _Element) -> bool:
+    """True when a table cell holds blocks a pipe table's cell cannot: a code block of more
+    than one line, a list, a quote, an admonition, a heading or a table."""
+    stack = list(cell)
+    while stack:
+        node = stack.pop()
+        if not isinstance(node.tag, str) or is_dropped(node):
+            continue
+        tag = node.tag
+        if tag in _CELL_BLOCK_TAGS or "admonition" in class_set(node):
+            return True
+        if tag == "pre":
+            if "\n" in code_text(node):
+                return True
+        else:
+            stack.extend(node)
+    return False
 
 
 def is_header_row(row: _Element, cells: list[_Element]) -> bool:

@@ -28,9 +28,6 @@ ASCII_WS = " \t\n\r\f\v"
 _SPACES = re.compile("  +")
 _BACKTICKS = re.compile("`+")
 _MATH_DELIMITERS = re.compile(r"^\s*(?:\\\[|\\\(|\$\$|\$)?(.*?)(?:\\\]|\\\)|\$\$|\$)?\s*$", re.S)
-#: Text at a line start that a Markdown reader would take for a code fence or display math
-#: (a fence Python-Markdown did not recognise stays text): it gets a backslash.
-_FENCE_LIKE = re.compile(r"^(?=`{3}|~{3}|\$\$[ \t]*$)", re.M)
 
 
 # -- whitespace and Markdown's text rules ---------------------------------------------------
@@ -51,8 +48,9 @@ def collapse(text: str) -> str:
 
 
 def strip_lines(text: str) -> str:
-    """`text` with each line stripped, and then the whole."""
-    return "\n".join(line.strip() for line in text.split("\n")).strip()
+    """`text` with each line stripped, and the lines left empty left out (a paragraph holds
+    no blank line)."""
+    return "\n".join(line for line in (part.strip() for part in text.split("\n")) if line)
 
 
 def has_words(text: str) -> bool:
@@ -79,14 +77,6 @@ def longest_backticks(text: str) -> int:
     if "``" not in text:
         return 1
     return max(map(len, _BACKTICKS.findall(text)))
-
-
-def escape_fences(text: str) -> str:
-    """Paragraph text (its lines stripped) with a backslash before each line that a Markdown
-    reader would take for a code fence or display math."""
-    if "```" in text or "~~~" in text or "$$" in text:
-        return _FENCE_LIKE.sub("\\\\", text)
-    return text
 
 
 def strip_math(text: str) -> str:

@@ -10,6 +10,10 @@ _CONTAINERS = frozenset(
     {"list", "item", "admonition", "quote", "definitions", "footnotes", "tabs", "tab"}
 )
 
+#: Kinds of block that may end with a paragraph a reader would continue with the next line
+#: (a lazy continuation line): a block after one gets a blank line, even in a tight list.
+_LAZY = frozenset({"list", "quote", "admonition", "definitions", "footnotes", "tabs"})
+
 #: The writer's state, to go back to when a block turns out empty: the number of parts, the
 #: position, the prefix and whether a line has just started.
 Mark = tuple[int, int, str, bool]
@@ -113,10 +117,11 @@ class MarkdownWriter:
 
     def begin(self, kind: BlockKind, *, blank: bool) -> _Open:
         """Start a block; `blank` says whether a blank line sets it off from a previous sibling
-        (else a line break does)."""
+        (else a line break does; a block after a list or quote always gets one)."""
         mark = self.mark()
         if self.filled[-1]:
-            self.separate(blank=blank)
+            self.separate(blank=blank or (bool(self.siblings)
+                                          and self.siblings[-1].kind in _LAZY))
         if self.line_start and self.prefix:
             self.parts.append(self.prefix)
             self.pos += len(self.prefix)
