@@ -352,6 +352,7 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     same site, the chunks are the plugin's.
     """
     from mdchunk.outputs.llms import OPTIONS, LlmsOptions
+    from mdchunk.outputs.pages import counted, index_summary
     from mdchunk.sites import chunk_site
 
     try:
@@ -375,13 +376,8 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     if verbose:
         for skipped in summary.skipped:
             click.echo(f"skipped: {skipped}", err=True)
-    pages = summary.pages
-    click.echo(
-        f"{sum(bool(p.chunks) for p in pages)} pages, {sum(p.chunks for p in pages)} chunks "
-        f"({sum(p.oversize for p in pages)} oversize, {sum(p.small for p in pages)} small; "
-        f"{len(summary.skipped)} pages skipped) written to "
-        f"{', '.join(str(path) for path in summary.written.values())}"
-    )
+    skipped = f"; {counted(len(summary.skipped), 'page')} skipped" if summary.skipped else ""
+    click.echo(index_summary(summary.pages, summary.written) + skipped)
     if summary.search_page is not None:
         click.echo(f"search page: {summary.search_page}")
 

@@ -194,29 +194,41 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
         sources[page.input.source_path] = relative
         builder.add_page(page.input, markdown_path=str(Path(relative).with_suffix(".md")),
                          site_url=page.site_url)
-    return skipped
+    order = _site_order(site_dir, html_files)
+    in_order = sorted(sources.items(), key=lambda item: order[item[1]])
+    sources.clear()
+    sources.update(in_order)
+    return sorted(skipped, key=lambda line: order.get(line.partition(": ")[0], len(order)))
 
 
 def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
                content_selector: str | None = None) -> list[PageInput]:
     """The documentation pages of a built site as the engine gave them (for `Chunker`)."""
-    return [page.input for _, page in _site_pages(
-        site_dir, sorted(site_dir.rglob("*.html")), [], [], selectors=_selectors(content_selector),
-        docs_dir=docs_dir, site_url=None, exclude=())]
+    html_files = sorted(site_dir.rglob("*.html"))
+    order = _site_order(site_dir, html_files)
+    pages = sorted(_site_pages(site_dir, html_files, [], [], selectors=_selectors(
+        content_selector), docs_dir=docs_dir, site_url=None, exclude=()),
+        key=lambda found: order[found[0]])
+    return [page.input for _, page in pages]
 
 
 def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
                 warnings: list[str], *, selectors: list[CSSSelector], docs_dir: Path | None,
                 site_url: str | None, exclude: Sequence[str]) -> Iterator[tuple[str, _Page]]:
-    """Each documentation page of the site with its path; those skipped are noted in
-    `skipped` and those that cannot be read in `warnings`.
+    """Each documentation page of the site with its path, as soon as it is read; those
+    skipped are noted in `skipped` and those that cannot be read in `warnings`. The pages come
+    in an order of their own: `in_site_order` puts them back in the site's.
 
     The url style comes from the documentation pages alone (those with the theme's content
     element): a stray file a build copied (a theme override, an included snippet) does not
-    make a site of directory urls look like one of `.html` urls."""
-    documents = []
-    for path in html_files:
+    make a site of directory urls look like one of `.html` urls. The files other than
+    `index.html` are read first, so the style is known from the first page on: one of them
+    is a documentation page, or none is."""
+    directory_urls: bool | None = None
+    for path in sorted(html_files, key=lambda path: path.name == "index.html"):
         relative = path.relative_to(site_dir).as_posix()
+        if directory_urls is None and _is_index(relative):
+            directory_urls = True  # no file read before this one is a documentation page
         reason = _skip_reason(relative) or pattern_exclusion([relative], exclude)
         try:
             document = reason or _read_document(path, relative, selectors)
@@ -225,16 +237,21 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
             continue
         if isinstance(document, str):
             skipped.append(f"{relative}: {document}")
-        else:
-            documents.append((relative, document))
-    directory_urls = all(_is_index(relative) for relative, _ in documents)
-    for relative, document in documents:
+            continue
+        if directory_urls is None:
+            directory_urls = False
         page = _page(document, relative, docs_dir=docs_dir, directory_urls=directory_urls,
                      site_url=site_url)
         if isinstance(page, str):
             skipped.append(f"{relative}: {page}")
         else:
             yield relative, page
+
+
+def _site_order(site_dir: Path, html_files: Sequence[Path]) -> dict[str, int]:
+    """Each file's place in the site's order, by its path relative to `site_dir`."""
+    return {path.relative_to(site_dir).as_posix(): number
+            for number, path in enumerate(html_files)}
 
 
 def _is_index(relative: str) -> bool:

@@ -3,7 +3,7 @@
 Hooks:
     on_config: check the options; make the build session (kept across `mkdocs serve` rebuilds
         while the options stay the same).
-    on_files: note the site's pages, in MkDocs' order (the order of the index).
+    on_files: note the site's pages, in MkDocs' order (the order of the index), and their size.
     on_nav: note the navigation, which llms.txt follows.
     on_page_content: hand each page's final body HTML to the session (late, after other
         plugins changed it), or tell it the page is left out.
@@ -77,8 +77,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
 
     @event_priority(-100)
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
-        """Note the site's pages, after other plugins added theirs."""
+        """Note the site's pages, after other plugins added theirs, and tell the build session
+        how much it will chunk (it decides from that whether a worker pays for itself)."""
         self.files = {file.src_uri: file for file in files.documentation_pages()}
+        if self.builder is not None:
+            self.builder.expect(sum(_source_size(file) for file in self.files.values()))
         return files
 
     @event_priority(-100)
@@ -195,6 +198,14 @@ def _nav_items(items: list[StructureItem]) -> Iterator[NavItem]:
 def _markdown_path(file: File) -> str:
     """Where the page's Markdown is written in the site: beside its HTML."""
     return str(Path(file.dest_uri).with_suffix(".md"))
+
+
+def _source_size(file: File) -> int:
+    """Bytes of the page's source (0 when it cannot be read)."""
+    try:
+        return len(file.content_bytes)
+    except OSError:
+        return 0
 
 
 def _source_digest(file: File) -> str | None:

@@ -3,6 +3,7 @@ process for a site too small to repay one."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import sys
 from pathlib import Path
@@ -70,6 +71,31 @@ def test_a_small_site_starts_no_process_and_a_large_one_does(
     summary = builder.finish([page.source_path for page in small])
     builder.close()
     assert len(summary.pages) == 3 and all(page.chunks >= 2 for page in summary.pages)
+
+
+def test_a_site_said_to_be_large_starts_its_worker_before_the_first_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The engine says how much it will render: a site that repays a worker gets one at once,
+    which chunks every page; a smaller one is chunked in the engine's process."""
+    caplog.set_level(logging.DEBUG, logger="mdchunk")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(session, "available_cores", lambda: 2)
+    before = set(multiprocessing.active_children())
+    small = IndexBuilder(BuildSettings(), site_dir=tmp_path / "small")
+    small.expect(session.WORKER_FOR_BYTES - 1)
+    assert set(multiprocessing.active_children()) == before
+    small.close()
+    large = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large")
+    large.expect(session.WORKER_FOR_BYTES)
+    assert set(multiprocessing.active_children()) - before
+    pages = _pages(3)
+    for page in pages:
+        large.add_page(page, markdown_path=f"{page.url}index.md")
+    summary = large.finish([page.source_path for page in pages])
+    large.close()
+    assert all(page.chunks >= 2 for page in summary.pages)
+    assert "3 pages chunked in the worker process" in caplog.text
 
 
 def test_pages_wait_for_room_in_the_queue(tmp_path: Path) -> None:

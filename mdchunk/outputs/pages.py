@@ -110,8 +110,13 @@ def page_output(result: PageChunks, settings: OutputSettings,
 
 def index_summary(pages: Sequence[PageOutput], written: Mapping[str, Path]) -> str:
     """`64 pages, 3283 chunks (27 oversize, 3 small) written to ...`: what a build reports."""
-    return (f"{sum(bool(page.chunks) for page in pages)} pages, "
-            f"{sum(page.chunks for page in pages)} chunks "
+    return (f"{counted(sum(bool(page.chunks) for page in pages), 'page')}, "
+            f"{counted(sum(page.chunks for page in pages), 'chunk')} "
             f"({sum(page.oversize for page in pages)} oversize, "
             f"{sum(page.small for page in pages)} small) written to "
             + ", ".join(str(path) for path in written.values()))
+
+
+def counted(number: int, noun: str) -> str:
+    """`1 page`, `2 pages`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

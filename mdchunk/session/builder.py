@@ -49,8 +49,15 @@ Report = Callable[[str, str], None]
 
 WORKER_AFTER_SECONDS = 0.25
 """Seconds of chunking in the build's own process after which a worker process is started,
-when the number of workers is left to mdchunk: starting one (a process that imports mdchunk
-and loads the tokenizer) costs about that much, more than a small site's whole chunking."""
+when the number of workers is left to mdchunk and the engine did not say how much it will
+render: starting one (a process that imports mdchunk and loads the tokenizer) costs about that
+much, more than a small site's whole chunking."""
+
+WORKER_FOR_BYTES = 256 * 1024
+"""Bytes of page sources from which a worker is started before the first page, when the engine
+said how much it will render (`IndexBuilder.expect`): the worker loads while the engine
+renders, and no page is chunked in the engine's process. Below that, chunking every page in the
+engine's process costs less than waiting, at the end, for a worker still loading."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -180,6 +187,7 @@ class IndexBuilder:
         self._pool: WorkerPool | None = None
         self._pointers: dict[str, Listed] | None = None
         self._inline_seconds = 0.0  # spent chunking in this process (see WORKER_AFTER_SECONDS)
+        self._expected_bytes: int | None = None  # of page sources (see `expect`)
 
     # -- the three verbs ------------------------------------------------------------------------
 
@@ -210,6 +218,14 @@ class IndexBuilder:
                                                   markdown_path, fingerprint)
         else:
             self._chunk_here(page, url, _Page(_EMPTY, key, markdown_path, fingerprint))
+
+    def expect(self, source_bytes: int) -> None:
+        """Say, before the first page, how many bytes of page sources the engine will render.
+        Where that repays a worker (`WORKER_FOR_BYTES`) and mdchunk chooses the workers, one
+        starts now, and loads while the engine renders the first pages."""
+        self._expected_bytes = source_bytes
+        if self._pool is None and self._wants_worker():
+            self._start_workers(1).ready  # noqa: B018 - asking for it starts the worker
 
     def exclude_page(self, source: str, *, by_metadata: bool,
                      fingerprint: str | None = None, url: str | None = None) -> None:
@@ -334,15 +350,29 @@ class IndexBuilder:
             return True
         workers = self.settings.workers
         if workers is None:
-            if available_cores() < 2 or self._inline_seconds <= WORKER_AFTER_SECONDS:
+            if not self._wants_worker():
                 return False
             workers = 1
         if workers == 0:
             return False
+        self._start_workers(workers)
+        return True
+
+    def _wants_worker(self) -> bool:
+        """Whether a worker pays for itself, when mdchunk chooses: a second core is free, and
+        the engine said it renders enough (`expect`) or, where it did not, chunking here has
+        taken longer than starting a worker would."""
+        if self.settings.workers is not None or available_cores() < 2:
+            return False
+        if self._expected_bytes is not None and self._expected_bytes >= WORKER_FOR_BYTES:
+            return True
+        return self._inline_seconds > WORKER_AFTER_SECONDS
+
+    def _start_workers(self, workers: int) -> WorkerPool:
         self._pool = WorkerPool(WorkerSettings(
             self.settings.options, self.processed_at, self.settings.page_settings(),
             self.store.folder, self.store.settings, self.settings.tokenizer), workers=workers)
-        return True
+        return self._pool
 
     def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
         began = time.perf_counter()
