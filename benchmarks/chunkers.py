@@ -344,7 +344,7 @@ def run_one(name: str, corpus: Path, texts: Path, max_tokens: int) -> dict[str, 
 def contenders(max_tokens: int, encoding: tiktoken.Encoding, notes: list[str]
                ) -> dict[str, Contender]:
     """The chunkers in the race, by name: mdchunk[fast] where rs-bpe is installed, and
-    "mdchunk[fast] fastokens" where fastokens is (mdchunk's counter for large jobs)."""
+    "mdchunk[fast] fastokens" where fastokens is (the counter a user may name for large jobs)."""
     racing = [
         Contender("LangChain", langchain(max_tokens, encoding), "no/no/no"),
         Contender("LlamaIndex", llamaindex(max_tokens, encoding), "no/partial/random"),
@@ -477,11 +477,11 @@ def main() -> None:
     if args.only:
         racing = {name: c for name, c in racing.items() if name in args.only.split(",")}
     if "mdchunk[fast]" in racing:
-        notes.append("mdchunk[fast]: token counts by rs-bpe, as in a build and in jobs under "
-                     "25 million characters (the same counts as tiktoken)")
+        notes.append("mdchunk[fast]: token counts by rs-bpe, mdchunk's default where "
+                     "mdchunk[fast] installed it (the same counts as tiktoken)")
     if "mdchunk[fast] fastokens" in racing:
-        notes.append("mdchunk[fast] fastokens: by fastokens, which takes over in larger jobs "
-                     "(0.8 s to load)")
+        notes.append("mdchunk[fast] fastokens: by fastokens (MDCHUNK_TOKENIZER=fastokens or "
+                     "--tokenizer fastokens; 0.8 s to load, for large jobs)")
 
     print(f"machine: {machine()}")
     print(f"chunkers: {versions()}")
