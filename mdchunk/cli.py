@@ -78,8 +78,8 @@ _CHUNKING_FLAGS = (
 
 _LLMS_FLAGS = (
     click.option("--llms-txt/--no-llms-txt", "llms_txt", default=None,
-                 help="Write llms.txt, llms-full.txt and each page's Markdown at its url + .md "
-                      "(default on)."),
+                 help="Write llms.txt, llms-full.txt and each page's Markdown twin at its url "
+                      "with .md for its / or .html (default on)."),
     click.option("--llms-full/--no-llms-full", "llms_full", default=None,
                  help="Write llms-full.txt (default on)."),
     click.option("--llms-full-max-tokens", type=int, metavar="N",
@@ -251,8 +251,8 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
                out: Path, *, progress: bool, jobs: int, tokenizer: str | None) -> None:
     from mdchunk.exclusion import metadata_exclusion
     from mdchunk.outputs.pages import OutputSettings
+    from mdchunk.outputs.twins import page_markdown_path
     from mdchunk.session.builder import BuildSettings, IndexBuilder
-    from mdchunk.sources import markdown_target
 
     settings = BuildSettings(
         options=options, output=OutputSettings(
@@ -273,7 +273,7 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
                 if metadata_exclusion(page.meta):
                     continue
                 order.append(page.source_path)
-                builder.add_page(page, markdown_path=markdown_target(page.url))
+                builder.add_page(page, markdown_path=page_markdown_path(page.url))
         summary = builder.finish(order)
     except (OSError, MdChunkError) as error:
         raise _fail(error) from error

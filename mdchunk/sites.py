@@ -30,6 +30,7 @@ from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.outline import SiteOutline, folder_outline
 from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
+from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.sources import split_front_matter
 
@@ -192,7 +193,7 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
                                       selectors=selectors, docs_dir=docs_dir, site_url=site_url,
                                       exclude=exclude):
         sources[page.input.source_path] = relative
-        builder.add_page(page.input, markdown_path=str(Path(relative).with_suffix(".md")),
+        builder.add_page(page.input, markdown_path=markdown_beside(relative),
                          site_url=page.site_url)
     return skipped
 

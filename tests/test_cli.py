@@ -121,7 +121,7 @@ def test_chunk_gives_the_same_chunks_as_the_mkdocs_plugin(site: Path, tmp_path: 
         assert ours["tokenStats"]["tokens"] == theirs["tokenStats"]["tokens"]
     # the pages' Markdown is written where MkDocs writes it, with the same text
     for page in {r["pageUrl"] for r in plugin}:
-        name = f"{page}index.md"
+        name = f"{page}index.html.md"
         assert (tmp_path / "out" / name).read_text() == (built / name).read_text()
 
 
@@ -171,7 +171,7 @@ def test_chunk_single_file_front_matter_and_links(tmp_path: Path, monkeypatch: p
     assert first["metadata"]["frontMatter"] == {"title": "Setup", "tags": ["a", "b"]}
     assert "](/#top)" in first["originalText"]  # ../index.md#top -> the site root
     assert records["doc:index::ch0"]["pageUrl"] == ""
-    assert (tmp_path / "out" / "guide" / "install" / "index.md").is_file()
+    assert (tmp_path / "out" / "guide" / "install" / "index.html.md").is_file()
 
 
 # --- query, stats ----------------------------------------------------------------------------

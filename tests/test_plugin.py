@@ -28,7 +28,7 @@ def test_default_build_writes_index_and_markdown(make_site: SiteBuilder) -> None
     site = make_site(PAGES)
     index = Index.load(site)
     check_index(index, max_tokens=512)
-    assert (site / "guide" / "setup" / "index.md").read_text().startswith("# Setup")
+    assert (site / "guide" / "setup" / "index.html.md").read_text().startswith("# Setup")
     assert {r["pageUrl"] for r in index.records} == {"", "guide/setup/", "drafts/wip/"}
     assert not list(site.rglob(".*.tmp")), "temporary files left behind"
 
@@ -44,7 +44,7 @@ def test_output_and_write_markdown_options(make_site: SiteBuilder) -> None:
     site = make_site(PAGES, plugin={"output": "rag/index.jsonl", "write_markdown": False})
     assert (site / "rag" / "index.jsonl").is_file()
     assert not (site / "chunks.jsonl").exists()
-    assert not (site / "guide" / "setup" / "index.md").exists()
+    assert not (site / "guide" / "setup" / "index.html.md").exists()
 
 
 ALL_FORMATS = ["native", "files", "hepilot", "semantic", "flat", "markdown_chunker", "adr",
