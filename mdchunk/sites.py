@@ -186,12 +186,16 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
                sources: dict[str, str], warnings: list[str], *, selectors: list[CSSSelector],
                docs_dir: Path | None, site_url: str | None, exclude: Sequence[str]
                ) -> list[str]:
-    """Hand every documentation page of the site to the build; return those skipped, with
-    why (`path: reason`)."""
+    """Hand every documentation page of the site to the build, or tell it the page is left
+    out (its HTML then points to `llms.txt`, as in the plugins); return the pages skipped,
+    with why (`path: reason`)."""
     skipped: list[str] = []
     for relative, page in _site_pages(site_dir, html_files, skipped, warnings,
                                       selectors=selectors, docs_dir=docs_dir, site_url=site_url,
                                       exclude=exclude):
+        if isinstance(page, _LeftOut):
+            builder.exclude_page(page.source, by_metadata=page.by_metadata, url=page.url)
+            continue
         sources[page.input.source_path] = relative
         builder.add_page(page.input, markdown_path=markdown_beside(relative),
                          site_url=page.site_url)
@@ -203,14 +207,16 @@ def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
     """The documentation pages of a built site as the engine gave them (for `Chunker`)."""
     return [page.input for _, page in _site_pages(
         site_dir, sorted(site_dir.rglob("*.html")), [], [], selectors=_selectors(content_selector),
-        docs_dir=docs_dir, site_url=None, exclude=())]
+        docs_dir=docs_dir, site_url=None, exclude=()) if isinstance(page, _Page)]
 
 
 def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
                 warnings: list[str], *, selectors: list[CSSSelector], docs_dir: Path | None,
-                site_url: str | None, exclude: Sequence[str]) -> Iterator[tuple[str, _Page]]:
-    """Each documentation page of the site with its path; those skipped are noted in
-    `skipped` and those that cannot be read in `warnings`.
+                site_url: str | None, exclude: Sequence[str]
+                ) -> Iterator[tuple[str, _Page | _LeftOut]]:
+    """Each documentation page of the site with its path, as a page to chunk or as one left
+    out (by `exclude` or its front matter); those skipped (left out too, or no documentation
+    page) are noted in `skipped` and those that cannot be read in `warnings`.
 
     The url style comes from the documentation pages alone (those with the theme's content
     element): a stray file a build copied (a theme override, an included snippet) does not
@@ -218,9 +224,8 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
     documents = []
     for path in html_files:
         relative = path.relative_to(site_dir).as_posix()
-        reason = _skip_reason(relative) or pattern_exclusion([relative], exclude)
         try:
-            document = reason or _read_document(path, relative, selectors)
+            document = _skip_reason(relative) or _read_document(path, relative, selectors)
         except PageError as error:
             warnings.append(str(error))
             continue
@@ -231,11 +236,10 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
     directory_urls = all(_is_index(relative) for relative, _ in documents)
     for relative, document in documents:
         page = _page(document, relative, docs_dir=docs_dir, directory_urls=directory_urls,
-                     site_url=site_url)
-        if isinstance(page, str):
-            skipped.append(f"{relative}: {page}")
-        else:
-            yield relative, page
+                     site_url=site_url, exclude=exclude)
+        if isinstance(page, _LeftOut):
+            skipped.append(f"{relative}: {page.reason}")
+        yield relative, page
 
 
 def _is_index(relative: str) -> bool:
@@ -246,6 +250,16 @@ def _is_index(relative: str) -> bool:
 class _Page:
     input: PageInput
     site_url: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _LeftOut:
+    """A documentation page left out of the index, and why."""
+
+    source: str
+    url: str
+    reason: str
+    by_metadata: bool
 
 
 def _selectors(content_selector: str | None) -> list[CSSSelector]:
@@ -305,17 +319,20 @@ def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _
 
 
 def _page(document: _Document, relative: str, *, docs_dir: Path | None, directory_urls: bool,
-          site_url: str | None) -> _Page | str:
-    """The page as the engine gave it (url, source, front matter), or why it is left out."""
+          site_url: str | None, exclude: Sequence[str]) -> _Page | _LeftOut:
+    """The page as the engine gave it (url, source, front matter), or left out: by a pattern
+    of `exclude` (matching its path in the site) or by its front matter."""
     url = _page_url(relative, directory_urls)
     doc_name = _doc_name(url, relative)
     source, meta = _source(docs_dir, doc_name)
-    reason = metadata_exclusion(meta)
+    source = source or f"{doc_name}.html"
+    by_metadata = metadata_exclusion(meta)
+    reason = pattern_exclusion([relative], exclude) or by_metadata
     if reason:
-        return reason
+        return _LeftOut(source, url, reason, by_metadata=bool(by_metadata))
     base = site_url if site_url is not None else _site_url(document.canonical, url)
-    page = PageInput(html=document.body, source_path=source or f"{doc_name}.html", url=url,
-                     title=document.title, meta=meta)
+    page = PageInput(html=document.body, source_path=source, url=url, title=document.title,
+                     meta=meta)
     return _Page(page, base)
 
 

@@ -27,6 +27,7 @@ MKDOCS_URL = "https://example.com/docs/"
 SPHINX_URL = "https://example.com/sphinx/"
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 TOKENS = re.compile(r"\((\d+) tokens\)$|^(\d+) tokens$")
+DIRECTIVE = re.compile(rb'<div class="mdchunk-llms"[^>]*>.*?</div>', re.DOTALL)
 
 
 # -- helpers: what an agent (and afdocs) does with a built site -------------------------------
@@ -358,6 +359,29 @@ def test_post_build_command_follows_the_folders(mkdocs_site: Path, tmp_path: Pat
     again = CliRunner().invoke(main, ["site", str(site), "-j", "1"])
     assert again.exit_code == 0, again.output
     assert (site / "guide" / "math" / "index.html").read_bytes().count(b"mdchunk-llms") == 1
+
+
+def test_post_build_command_marks_the_pages_it_leaves_out(mkdocs_site: Path,
+                                                           tmp_path: Path) -> None:
+    """`mdchunk site` over the plugin's site with the directives taken out puts back the same
+    HTML, byte for byte: pages left out by their front matter (read with `--docs`) point to
+    llms.txt as in the plugin's build; so does a page left out by `--exclude`."""
+    site = tmp_path / "site"
+    shutil.copytree(mkdocs_site, site)
+    for page in site.rglob("*.html"):
+        page.write_bytes(DIRECTIVE.sub(b"", page.read_bytes()))
+    result = CliRunner().invoke(main, ["site", str(site), "--docs", str(EXAMPLE_SITE / "docs"),
+                                       "-j", "1", "--llms-optional", "no-headings.md"])
+    assert result.exit_code == 0, result.output
+    for page in mkdocs_site.rglob("*.html"):
+        relative = page.relative_to(mkdocs_site)
+        assert (site / relative).read_bytes() == page.read_bytes(), relative
+    result = CliRunner().invoke(main, ["site", str(site), "-j", "1", "--exclude",
+                                       "guide/math/*"])
+    assert result.exit_code == 0, result.output
+    assert [link.get("href") for link in directive(site, "guide/math/").iter("a")] == [
+        "../../llms.txt"]
+    assert "guide/math" not in llms_text(site)
 
 
 def test_post_build_command_flags(mkdocs_site: Path, tmp_path: Path) -> None:
