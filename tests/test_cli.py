@@ -154,6 +154,20 @@ def test_config_file_and_flags_win(site: Path, tmp_path: Path) -> None:
     assert (out / "chunks.adr.jsonl").is_file()
 
 
+def test_chunk_writes_an_index_not_a_site(site: Path, tmp_path: Path) -> None:
+    """`chunk` writes the index and each page's Markdown, no agent outputs (they belong to a
+    built site); agent options in its `--config` file are said to do nothing here."""
+    config = tmp_path / "mdchunk.yml"
+    config.write_text("llms_txt: true\nllms_full_max_tokens: 5000\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("chunk", site / "docs", "-o", out, "--config", config)
+    assert result.exit_code == 0, result.output
+    assert "note: llms_txt, llms_full_max_tokens: mdchunk chunk writes no llms.txt" in (
+        result.output)
+    assert (out / "guide" / "math" / "index.html.md").is_file()
+    assert not any((out / name).exists() for name in ("llms.txt", "llms-full.txt", "index.md"))
+
+
 def test_chunk_single_file_front_matter_and_links(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                   ) -> None:
     monkeypatch.chdir(tmp_path)
