@@ -237,11 +237,19 @@ def test_llms_full_splits_within_the_budget(example_site: Path, caplog: Any) -> 
 
 
 def test_pages_left_out_point_to_llms_txt_only(mkdocs_site: Path) -> None:
-    for page_url in ("guide/excluded/", "empty/"):  # front matter exclusion; no text
-        assert [link.get("href") for link in directive(mkdocs_site, page_url).iter("a")] == [
-            "../../llms.txt" if page_url.count("/") == 2 else "../llms.txt"]
+    """A page left out of the index (its front matter) has no twin; its HTML points to
+    llms.txt. A page without text is not listed, but an agent that guesses its twin is sent
+    to llms.txt too."""
+    assert [link.get("href") for link in directive(mkdocs_site, "guide/excluded/").iter(
+        "a")] == ["../../llms.txt"]
     assert not (mkdocs_site / "guide" / "excluded.md").exists()
     assert "guide/excluded" not in llms_text(mkdocs_site)
+    assert [link.get("href") for link in directive(mkdocs_site, "empty/").iter("a")] == [
+        "../llms.txt", "../empty.md"]
+    assert (mkdocs_site / "empty.md").read_text(encoding="utf-8") == (
+        "> Markdown of [this page](https://example.com/docs/empty/); the documentation index "
+        "is [llms.txt](https://example.com/docs/llms.txt).\n\nThis page has no text.\n")
+    assert "empty" not in llms_text(mkdocs_site)
 
 
 def test_a_rebuild_from_the_page_cache_writes_the_same_files(make_site: Any) -> None:
