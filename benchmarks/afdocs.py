@@ -19,12 +19,14 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -140,6 +142,33 @@ def check(afdocs: str, url: str, canonical: str, pattern: str) -> dict[str, Any]
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def llms_links(site: Path, canonical: str) -> str:
+    """What the reference parser (`llms-txt` on PyPI, when installed) reads of the site's
+    llms.txt, and whether every link of llms.txt (and of llms-full.txt when it lists the
+    files it is split into) leads to a file of the built site."""
+    files = [site / "llms.txt", site / "llms-full.txt"]
+    links = [url for path in files if path.is_file()
+             for url in _LINK.findall(path.read_text(encoding="utf-8"))
+             if path.name == "llms.txt" or "/llms-full/" in url]
+    base = canonical.rstrip("/") + "/"
+    missing = [url for url in links if not (site / urllib.parse.unquote(
+        url.removeprefix(base))).is_file()]
+    try:
+        from llms_txt import parse_llms_file
+    except ImportError:
+        parsed = "llms-txt not installed"
+    else:
+        sections = parse_llms_file((site / "llms.txt").read_text(encoding="utf-8"))["sections"]
+        parsed = (f"llms-txt parses {len(sections)} sections, "
+                  f"{sum(len(entries) for entries in sections.values())} entries")
+    return (f"  llms.txt: {parsed}; {len(links)} links, "
+            + (f"{len(missing)} lead to no file: {missing[:3]}" if missing
+               else "each to a file of the site"))
+
+
 def describe(name: str, report: dict[str, Any]) -> list[str]:
     """The score, the category scores and every check that did not pass."""
     scoring = report["scoring"]
@@ -175,7 +204,7 @@ def main() -> None:
             if args.json is not None:
                 args.json.mkdir(parents=True, exist_ok=True)
                 (args.json / f"{name}.json").write_text(json.dumps(report, indent=1))
-            print("\n".join(describe(name, report)), flush=True)
+            print("\n".join([*describe(name, report), llms_links(site, canonical)]), flush=True)
 
 
 if __name__ == "__main__":

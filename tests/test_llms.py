@@ -313,6 +313,20 @@ def test_sphinx_llms_txt_follows_the_toctree(sphinx_site: Path) -> None:
     assert guide["desc"].startswith("How the router copies each record")  # MyST front matter
 
 
+def test_sphinx_dirhtml_twins_sit_where_afdocs_looks(tmp_path: Path) -> None:
+    """The dirhtml builder's directory urls: `install/` -> `install.md`, the root ->
+    `index.md`, the page Markdown in `install/index.html.md`."""
+    source = tmp_path / "src"
+    shutil.copytree(SPHINX_EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
+    code, warnings = sphinx_build(source, tmp_path / "dirhtml", "-b", "dirhtml")
+    assert code == 0, warnings
+    site = tmp_path / "dirhtml"
+    check_llms_site(site, SPHINX_URL)
+    assert entries(site)["Docs"][0]["url"] == SPHINX_URL + "index.md"
+    assert (site / "install.md").read_text(encoding="utf-8").startswith("> Markdown of [")
+    assert (site / "install" / "index.html.md").read_text(encoding="utf-8").startswith("# ")
+
+
 def test_sphinx_twins_match_the_post_build_command(sphinx_site: Path, tmp_path: Path) -> None:
     """`mdchunk site` over the same build writes the same twins (the site url from each
     page's canonical link, the titles from its <title>)."""
