@@ -8,8 +8,9 @@ mdchunk: the score an agent-readiness audit gives them, check by check.
 Each site is built in a temporary folder (by `mkdocs` or `sphinx-build` in a child process, so
 that `--code` can put another checkout first on its path), served with `python -m http.server`
 on 127.0.0.1, and checked with `afdocs check --format json --score --sampling deterministic`,
-the site's public url given as `--canonical-origin` (the pages link to it). Never run as a test:
-it needs Node.js and afdocs.
+the site's public url given as `--canonical-origin` (the pages link to it) and its url style as
+`--url-path-pattern` (`html` for Sphinx's `html` builder). Never run as a test: it needs
+Node.js and afdocs.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -89,13 +92,16 @@ def _nodejs_sphinx(work: Path, code: Path, env: dict[str, str]) -> Path | None:
     return work / "nodejs-sphinx-html"
 
 
-SITES: dict[str, tuple[Builder, str]] = {
-    "example-mkdocs": (_example_mkdocs, "https://example.com/docs"),
-    "example-sphinx": (_example_sphinx, "https://example.com/sphinx"),
-    "example-sphinx-dirhtml": (_example_sphinx_dirhtml, "https://example.com/sphinx"),
-    "nodejs-mkdocs": (_nodejs_mkdocs, "https://nodejs.example/api"),
-    "nodejs-sphinx": (_nodejs_sphinx, "https://nodejs.example/api"),
+SITES: dict[str, tuple[Builder, str, str]] = {
+    "example-mkdocs": (_example_mkdocs, "https://example.com/docs", "clean"),
+    "example-sphinx": (_example_sphinx, "https://example.com/sphinx", "html"),
+    "example-sphinx-dirhtml": (_example_sphinx_dirhtml, "https://example.com/sphinx", "clean"),
+    "nodejs-mkdocs": (_nodejs_mkdocs, "https://nodejs.example/api", "clean"),
+    "nodejs-sphinx": (_nodejs_sphinx, "https://nodejs.example/api", "html"),
 }
+"""Each site: how it is built, its public url, and its url style as afdocs names it
+(`--url-path-pattern`: `clean` for directory urls, `html` for pages served as `page.html`,
+whose twin `page.md` afdocs must not map to `page`)."""
 
 
 def _free_port() -> int:
@@ -124,15 +130,43 @@ def served(site: Path) -> Iterator[str]:
         server.wait()
 
 
-def check(afdocs: str, url: str, canonical: str) -> dict[str, Any]:
-    """afdocs' JSON report of the site at `url`."""
+def check(afdocs: str, url: str, canonical: str, pattern: str) -> dict[str, Any]:
+    """afdocs' JSON report of the site at `url`, whose urls are of the style `pattern`."""
     result = subprocess.run(
         [afdocs, "check", url, "--format", "json", "--score", "--sampling", "deterministic",
-         "--canonical-origin", canonical, "--request-delay", "20", "-q"],
+         "--canonical-origin", canonical, "--url-path-pattern", pattern,
+         "--request-delay", "20", "-q"],
         capture_output=True, text=True, check=False)
     if not result.stdout.strip():
         raise RuntimeError(f"afdocs gave no report: {result.stderr[-2000:]}")
     return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def llms_links(site: Path, canonical: str) -> str:
+    """What the reference parser (`llms-txt` on PyPI, when installed) reads of the site's
+    llms.txt, and whether every link of llms.txt (and of llms-full.txt when it lists the
+    files it is split into) leads to a file of the built site."""
+    files = [site / "llms.txt", site / "llms-full.txt"]
+    links = [url for path in files if path.is_file()
+             for url in _LINK.findall(path.read_text(encoding="utf-8"))
+             if path.name == "llms.txt" or "/llms-full/" in url]
+    base = canonical.rstrip("/") + "/"
+    missing = [url for url in links if not (site / urllib.parse.unquote(
+        url.removeprefix(base))).is_file()]
+    try:
+        from llms_txt import parse_llms_file
+    except ImportError:
+        parsed = "llms-txt not installed"
+    else:
+        sections = parse_llms_file((site / "llms.txt").read_text(encoding="utf-8"))["sections"]
+        parsed = (f"llms-txt parses {len(sections)} sections, "
+                  f"{sum(len(entries) for entries in sections.values())} entries")
+    return (f"  llms.txt: {parsed}; {len(links)} links, "
+            + (f"{len(missing)} lead to no file: {missing[:3]}" if missing
+               else "each to a file of the site"))
 
 
 def describe(name: str, report: dict[str, Any]) -> list[str]:
@@ -160,17 +194,17 @@ def main() -> None:
         [str(args.code.resolve()), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     with tempfile.TemporaryDirectory(prefix="mdchunk-afdocs-") as folder:
         for name in args.site or list(SITES):
-            build, canonical = SITES[name]
+            build, canonical, pattern = SITES[name]
             site = build(Path(folder), args.code.resolve(), env)
             if site is None:
                 print(f"{name}: sources absent, skipped")
                 continue
             with served(site) as url:
-                report = check(args.afdocs, url, canonical)
+                report = check(args.afdocs, url, canonical, pattern)
             if args.json is not None:
                 args.json.mkdir(parents=True, exist_ok=True)
                 (args.json / f"{name}.json").write_text(json.dumps(report, indent=1))
-            print("\n".join(describe(name, report)), flush=True)
+            print("\n".join([*describe(name, report), llms_links(site, canonical)]), flush=True)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from mdchunk.outputs.twins import page_markdown_path
+
 WRITTEN = "written"
 """Query variant: the sentence as its author wrote it (link text kept, URLs dropped)."""
 LINK_REMOVED = "link-removed"
@@ -123,12 +125,9 @@ def read_records(site_dir: Path, index: str = "chunks.jsonl") -> dict[str, list[
 
 
 def markdown_path(site_dir: Path, page_url: str) -> Path:
-    """Where mdchunk writes the Markdown of the page at `page_url`: `index.md` beside a
-    directory url's `index.html`, `name.md` beside `name.html`."""
-    path = page_url.split("#", 1)[0]
-    if path == "" or path.endswith("/"):
-        return site_dir / path / "index.md"
-    return site_dir / (path[: -len(".html")] + ".md" if path.endswith(".html") else path)
+    """Where mdchunk writes the Markdown of the page at `page_url` that the offsets index:
+    beside its HTML file, named after it + `.md` (`guide/index.html.md`, `name.html.md`)."""
+    return site_dir / page_markdown_path(page_url)
 
 
 def load_site(site_dir: Path, index: str = "chunks.jsonl") -> Site:

@@ -78,8 +78,8 @@ _CHUNKING_FLAGS = (
 
 _LLMS_FLAGS = (
     click.option("--llms-txt/--no-llms-txt", "llms_txt", default=None,
-                 help="Write llms.txt, llms-full.txt and each page's Markdown at its url + .md "
-                      "(default on)."),
+                 help="Write llms.txt, llms-full.txt and each page's Markdown twin at its url "
+                      "with .md for its / or .html (default on)."),
     click.option("--llms-full/--no-llms-full", "llms_full", default=None,
                  help="Write llms-full.txt (default on)."),
     click.option("--llms-full-max-tokens", type=int, metavar="N",
@@ -155,6 +155,8 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
     admonition, attr_list, def_list, footnotes, md_in_html; or the extensions of
     --mkdocs-config), then chunked by the same core as the MkDocs plugin. Page urls follow
     MkDocs's directory urls: guide/install.md -> guide/install/, index.md -> the root.
+    OUT is an index, not a site: no llms.txt is written (build the site with the plugin, or
+    run `mdchunk site` on it).
     """
     from mdchunk.sources import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
 
@@ -169,6 +171,7 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
                 settings["site_url"] = site.site_url
         if config_file is not None:
             settings.update(_config_file(config_file))
+            _note_site_options(settings)
         settings.update(_flag_settings(formats, flags))
         options, output = _split_settings(settings)
     except (MdChunkError, OSError) as error:
@@ -183,6 +186,19 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
                         files=[s.source_path for s in sources] + _all_files(paths))
     _run_chunk(sources, renderer, options, output, out,
                progress=any(path.is_dir() for path in paths), jobs=jobs, tokenizer=tokenizer)
+
+
+def _note_site_options(settings: Mapping[str, Any]) -> None:
+    """Say that the agent outputs' options of a `--config` file do nothing here: `chunk`
+    writes an index of files, and llms.txt, Markdown twins and the hidden directive belong
+    to a site, whose pages they link to."""
+    from mdchunk.outputs.llms import OPTIONS
+
+    named = [name for name in OPTIONS if name in settings]
+    if named:
+        click.echo(f"note: {', '.join(named)}: mdchunk chunk writes no llms.txt (its output is "
+                   "an index, not a site); build the site with the plugin, or run mdchunk site "
+                   "on the built site", err=True)
 
 
 def _all_files(paths: Sequence[Path]) -> list[str]:
@@ -251,8 +267,8 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
                out: Path, *, progress: bool, jobs: int, tokenizer: str | None) -> None:
     from mdchunk.exclusion import metadata_exclusion
     from mdchunk.outputs.pages import OutputSettings
+    from mdchunk.outputs.twins import page_markdown_path
     from mdchunk.session.builder import BuildSettings, IndexBuilder
-    from mdchunk.sources import markdown_target
 
     settings = BuildSettings(
         options=options, output=OutputSettings(
@@ -273,7 +289,7 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
                 if metadata_exclusion(page.meta):
                     continue
                 order.append(page.source_path)
-                builder.add_page(page, markdown_path=markdown_target(page.url))
+                builder.add_page(page, markdown_path=page_markdown_path(page.url))
         summary = builder.finish(order)
     except (OSError, MdChunkError) as error:
         raise _fail(error) from error

@@ -62,6 +62,7 @@ except ImportError:  # pragma: no cover - the MCP SDK depends on typing_extensio
 
 from mdchunk._version import __version__
 from mdchunk.outputs.sqlite import Hit, fts_query, read_index, read_sqlite, search, write_sqlite
+from mdchunk.outputs.twins import page_markdown_path, twin_path
 from mdchunk.tokens import TokenCounter, token_counter
 
 log = logging.getLogger(__name__)
@@ -297,15 +298,9 @@ class PageText:
 
 
 def markdown_files(page_url: str) -> list[str]:
-    """Where the plugins write a page's Markdown, relative to the site: beside its HTML file,
-    `guide/install/index.md` for `guide/install/`, `guide/install.md` for `guide/install.html`
-    (Sphinx, or MkDocs without directory urls)."""
-    if not page_url or page_url.endswith("/"):
-        return [f"{page_url}index.md"]
-    path = PurePosixPath(page_url)
-    if path.suffix in (".html", ".htm"):
-        return [str(path.with_suffix(".md")), f"{page_url}.md"]
-    return [f"{page_url}.md"]
+    """Where the builds write a page's Markdown, relative to the site: beside its HTML file,
+    named after it + `.md` (`guide/install/index.html.md`, `install.html.md`)."""
+    return [page_markdown_path(page_url)]
 
 
 def _is_site_relative(url: str) -> bool:
@@ -744,10 +739,10 @@ def _page_aliases(pages: dict[str, Page]) -> dict[str, str]:
     """Every spelling of a page url that names it: `guide/install/`, `guide/install`,
     `guide/install/index.html`, `guide/install/index.md`; `guide/api.html`, `guide/api`,
     `guide/api.md`; the home page as `` and `index.html` (Sphinx's `index.html` as ``
-    too)."""
+    too); and the urls of its Markdown twin and page Markdown."""
     aliases: dict[str, str] = {}
     for url in pages:
-        spellings = [url]
+        spellings = [url, twin_path(url), page_markdown_path(url)]
         if not url or url.endswith("/"):
             spellings += [url.rstrip("/"), f"{url}index.html", f"{url}index.md"]
         elif PurePosixPath(url).suffix in (".html", ".htm"):

@@ -30,6 +30,7 @@ from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.outline import SiteOutline, folder_outline
 from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
+from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.sources import split_front_matter
 
@@ -185,14 +186,18 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
                sources: dict[str, str], warnings: list[str], *, selectors: list[CSSSelector],
                docs_dir: Path | None, site_url: str | None, exclude: Sequence[str]
                ) -> list[str]:
-    """Hand every documentation page of the site to the build; return those skipped, with
-    why (`path: reason`)."""
+    """Hand every documentation page of the site to the build, or tell it the page is left
+    out (its HTML then points to `llms.txt`, as in the plugins); return the pages skipped,
+    with why (`path: reason`)."""
     skipped: list[str] = []
     for relative, page in _site_pages(site_dir, html_files, skipped, warnings,
                                       selectors=selectors, docs_dir=docs_dir, site_url=site_url,
                                       exclude=exclude):
+        if isinstance(page, _LeftOut):
+            builder.exclude_page(page.source, by_metadata=page.by_metadata, url=page.url)
+            continue
         sources[page.input.source_path] = relative
-        builder.add_page(page.input, markdown_path=str(Path(relative).with_suffix(".md")),
+        builder.add_page(page.input, markdown_path=markdown_beside(relative),
                          site_url=page.site_url)
     order = _site_order(site_dir, html_files)
     in_order = sorted(sources.items(), key=lambda item: order[item[1]])
@@ -209,15 +214,17 @@ def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
     pages = sorted(_site_pages(site_dir, html_files, [], [], selectors=_selectors(
         content_selector), docs_dir=docs_dir, site_url=None, exclude=()),
         key=lambda found: order[found[0]])
-    return [page.input for _, page in pages]
+    return [page.input for _, page in pages if isinstance(page, _Page)]
 
 
 def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
                 warnings: list[str], *, selectors: list[CSSSelector], docs_dir: Path | None,
-                site_url: str | None, exclude: Sequence[str]) -> Iterator[tuple[str, _Page]]:
-    """Each documentation page of the site with its path, as soon as it is read; those
-    skipped are noted in `skipped` and those that cannot be read in `warnings`. The pages come
-    in an order of their own: `in_site_order` puts them back in the site's.
+                site_url: str | None, exclude: Sequence[str]
+                ) -> Iterator[tuple[str, _Page | _LeftOut]]:
+    """Each documentation page of the site with its path, as soon as it is read, as a page to
+    chunk or as one left out (by `exclude` or its front matter); those skipped (left out too,
+    or no documentation page) are noted in `skipped` and those that cannot be read in
+    `warnings`. The pages come in an order of their own (`_site_order` gives the site's).
 
     The url style comes from the documentation pages alone (those with the theme's content
     element): a stray file a build copied (a theme override, an included snippet) does not
@@ -229,9 +236,8 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
         relative = path.relative_to(site_dir).as_posix()
         if directory_urls is None and _is_index(relative):
             directory_urls = True  # no file read before this one is a documentation page
-        reason = _skip_reason(relative) or pattern_exclusion([relative], exclude)
         try:
-            document = reason or _read_document(path, relative, selectors)
+            document = _skip_reason(relative) or _read_document(path, relative, selectors)
         except PageError as error:
             warnings.append(str(error))
             continue
@@ -241,11 +247,10 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
         if directory_urls is None:
             directory_urls = False
         page = _page(document, relative, docs_dir=docs_dir, directory_urls=directory_urls,
-                     site_url=site_url)
-        if isinstance(page, str):
-            skipped.append(f"{relative}: {page}")
-        else:
-            yield relative, page
+                     site_url=site_url, exclude=exclude)
+        if isinstance(page, _LeftOut):
+            skipped.append(f"{relative}: {page.reason}")
+        yield relative, page
 
 
 def _site_order(site_dir: Path, html_files: Sequence[Path]) -> dict[str, int]:
@@ -262,6 +267,16 @@ def _is_index(relative: str) -> bool:
 class _Page:
     input: PageInput
     site_url: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _LeftOut:
+    """A documentation page left out of the index, and why."""
+
+    source: str
+    url: str
+    reason: str
+    by_metadata: bool
 
 
 def _selectors(content_selector: str | None) -> list[CSSSelector]:
@@ -321,17 +336,20 @@ def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _
 
 
 def _page(document: _Document, relative: str, *, docs_dir: Path | None, directory_urls: bool,
-          site_url: str | None) -> _Page | str:
-    """The page as the engine gave it (url, source, front matter), or why it is left out."""
+          site_url: str | None, exclude: Sequence[str]) -> _Page | _LeftOut:
+    """The page as the engine gave it (url, source, front matter), or left out: by a pattern
+    of `exclude` (matching its path in the site) or by its front matter."""
     url = _page_url(relative, directory_urls)
     doc_name = _doc_name(url, relative)
     source, meta = _source(docs_dir, doc_name)
-    reason = metadata_exclusion(meta)
+    source = source or f"{doc_name}.html"
+    by_metadata = metadata_exclusion(meta)
+    reason = pattern_exclusion([relative], exclude) or by_metadata
     if reason:
-        return reason
+        return _LeftOut(source, url, reason, by_metadata=bool(by_metadata))
     base = site_url if site_url is not None else _site_url(document.canonical, url)
-    page = PageInput(html=document.body, source_path=source or f"{doc_name}.html", url=url,
-                     title=document.title, meta=meta)
+    page = PageInput(html=document.body, source_path=source, url=url, title=document.title,
+                     meta=meta)
     return _Page(page, base)
 
 

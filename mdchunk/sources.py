@@ -305,8 +305,3 @@ class Renderer:
         page_title = str(meta.get("title") or title.title or fallback)
         return PageInput(html=html, source_path=source.source_path,
                          url=page_url(source.source_path), title=page_title, meta=meta)
-
-
-def markdown_target(url: str) -> str:
-    """Where a page's Markdown goes in the output folder: beside its `index.html`."""
-    return f"{url}index.md" if not url or url.endswith("/") else f"{url}.md"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk.errors import MdChunkError
-from mdchunk.sources import markdown_target
+from mdchunk.outputs.twins import page_markdown_path
 
 #: Profile of an index file, by the end of its name (checked longest first).
 PROFILE_SUFFIXES: Mapping[str, str] = {
@@ -183,7 +183,7 @@ def _chain(parent: str, chunks: list[dict[str, Any]]) -> list[Problem]:
 
 def _offsets_in_page(chunks: list[dict[str, Any]], markdown_dir: Path) -> list[Problem]:
     """originalText == page_markdown[charStart:charEnd], when the page's .md file is there."""
-    page = markdown_dir / markdown_target(chunks[0]["pageUrl"])
+    page = markdown_dir / page_markdown_path(chunks[0]["pageUrl"])
     if not page.is_file():
         return []
     text = page.read_text(encoding="utf-8")

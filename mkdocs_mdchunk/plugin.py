@@ -31,6 +31,7 @@ from mdchunk.errors import MdChunkError, TokenizerError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.outline import NavItem, SiteOutline
 from mdchunk.outputs.pagefind import pagefind_needed
+from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
 from mdchunk.tokens import tokenizer_choice
@@ -197,7 +198,7 @@ def _nav_items(items: list[StructureItem]) -> Iterator[NavItem]:
 
 def _markdown_path(file: File) -> str:
     """Where the page's Markdown is written in the site: beside its HTML."""
-    return str(Path(file.dest_uri).with_suffix(".md"))
+    return markdown_beside(file.dest_uri)
 
 
 def _source_size(file: File) -> int:

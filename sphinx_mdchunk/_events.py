@@ -22,6 +22,7 @@ from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.pagefind import pagefind_needed
+from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
 from mdchunk.tokens import tokenizer_choice
@@ -98,9 +99,9 @@ class MdChunkBuild:
         page = PageInput(html=context["body"], source_path=source,
                          url=app.builder.get_target_uri(pagename),
                          title=title.astext() if title is not None else pagename, meta=meta)
-        markdown = Path(app.builder.get_outfilename(pagename)).with_suffix(".md")
+        html_file = Path(app.builder.get_outfilename(pagename)).relative_to(app.outdir)
         try:
-            self.builder.add_page(page, markdown_path=markdown.relative_to(app.outdir).as_posix())
+            self.builder.add_page(page, markdown_path=markdown_beside(html_file.as_posix()))
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk_encoding: {error}") from error
 

@@ -44,8 +44,13 @@ class Index:
             return self.site / path / "index.html"
         return self.site / path
 
+    def markdown_path(self, page_url: str) -> Path:
+        """The page Markdown the offsets index: beside the HTML, its name + `.md`."""
+        html = self.html_path(page_url)
+        return html.with_name(html.name + ".md")
+
     def markdown(self, page_url: str) -> str:
-        return self.html_path(page_url).with_suffix(".md").read_text(encoding="utf-8")
+        return self.markdown_path(page_url).read_text(encoding="utf-8")
 
     def by_page_url(self, page_url: str) -> list[dict[str, Any]]:
         return [record for record in self.records if record["pageUrl"] == page_url]

@@ -121,7 +121,7 @@ def test_chunk_gives_the_same_chunks_as_the_mkdocs_plugin(site: Path, tmp_path: 
         assert ours["tokenStats"]["tokens"] == theirs["tokenStats"]["tokens"]
     # the pages' Markdown is written where MkDocs writes it, with the same text
     for page in {r["pageUrl"] for r in plugin}:
-        name = f"{page}index.md"
+        name = f"{page}index.html.md"
         assert (tmp_path / "out" / name).read_text() == (built / name).read_text()
 
 
@@ -154,6 +154,20 @@ def test_config_file_and_flags_win(site: Path, tmp_path: Path) -> None:
     assert (out / "chunks.adr.jsonl").is_file()
 
 
+def test_chunk_writes_an_index_not_a_site(site: Path, tmp_path: Path) -> None:
+    """`chunk` writes the index and each page's Markdown, no agent outputs (they belong to a
+    built site); agent options in its `--config` file are said to do nothing here."""
+    config = tmp_path / "mdchunk.yml"
+    config.write_text("llms_txt: true\nllms_full_max_tokens: 5000\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("chunk", site / "docs", "-o", out, "--config", config)
+    assert result.exit_code == 0, result.output
+    assert "note: llms_txt, llms_full_max_tokens: mdchunk chunk writes no llms.txt" in (
+        result.output)
+    assert (out / "guide" / "math" / "index.html.md").is_file()
+    assert not any((out / name).exists() for name in ("llms.txt", "llms-full.txt", "index.md"))
+
+
 def test_chunk_single_file_front_matter_and_links(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                   ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -171,7 +185,7 @@ def test_chunk_single_file_front_matter_and_links(tmp_path: Path, monkeypatch: p
     assert first["metadata"]["frontMatter"] == {"title": "Setup", "tags": ["a", "b"]}
     assert "](/#top)" in first["originalText"]  # ../index.md#top -> the site root
     assert records["doc:index::ch0"]["pageUrl"] == ""
-    assert (tmp_path / "out" / "guide" / "install" / "index.md").is_file()
+    assert (tmp_path / "out" / "guide" / "install" / "index.html.md").is_file()
 
 
 # --- query, stats ----------------------------------------------------------------------------

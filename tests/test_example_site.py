@@ -128,7 +128,7 @@ def test_front_matter_reaches_metadata(built: tuple[Index, str]) -> None:
 def test_page_markdown_written_beside_html(built: tuple[Index, str]) -> None:
     index, _ = built
     for page_url in {r["pageUrl"] for r in index.records}:
-        assert index.html_path(page_url).with_suffix(".md").is_file()
+        assert index.markdown_path(page_url).is_file()
 
 
 def test_two_builds_are_byte_identical(example_site: Path,

@@ -27,6 +27,7 @@ MKDOCS_URL = "https://example.com/docs/"
 SPHINX_URL = "https://example.com/sphinx/"
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 TOKENS = re.compile(r"\((\d+) tokens\)$|^(\d+) tokens$")
+DIRECTIVE = re.compile(rb'<div class="mdchunk-llms"[^>]*>.*?</div>', re.DOTALL)
 
 
 # -- helpers: what an agent (and afdocs) does with a built site -------------------------------
@@ -55,9 +56,12 @@ def afdocs_candidates(page_url: str) -> list[str]:
     return [re.sub(r"\.html?$", "", path) + ".md", f"{path}/index.md".lstrip("/")]
 
 
-def afdocs_page_url(md_url: str) -> str:
-    """The page url afdocs derives from a .md link of llms.txt (its `toHtmlUrl`, clean)."""
-    if md_url.endswith("/index.md"):
+def afdocs_page_url(md_url: str, *, html: bool) -> str:
+    """The page url afdocs derives from a .md link of llms.txt (its `toHtmlUrl`): `clean` by
+    default, `html` (`--url-path-pattern html`, for a site of `.html` urls)."""
+    if html:
+        return re.sub(r"\.html?$", "", md_url.removesuffix(".md")) + ".html"
+    if md_url == "index.md" or md_url.endswith("/index.md"):
         return md_url.removesuffix("index.md")
     return md_url.removesuffix(".md")
 
@@ -83,18 +87,21 @@ def resolve_href(page_url: str, href: str) -> str:
 
 
 def expected_twin(page_url: str) -> str:
-    """The page url + `.md` (llmstxt.org; a url without a file name: `index.html.md`); a
-    directory url loses its slash (`guide/install/` -> `guide/install.md`)."""
+    """The page url with `.md` for its slash or its `.html` (`guide/install/` ->
+    `guide/install.md`, `install.html` -> `install.md`); the home page: `index.md`."""
     if not page_url:
-        return "index.html.md"
-    return page_url.rstrip("/") + ".md"
+        return "index.md"
+    return re.sub(r"\.html$", "", page_url.rstrip("/")) + ".md"
 
 
 def check_llms_site(site: Path, site_url: str) -> None:
     """What every build with the agent outputs must give, whatever the engine: llms.txt read
     by the reference parser, every link to a file of the site, one entry per page of the
     index linking to its twin, which afdocs maps back to the page, the hidden directive in
-    each page's HTML, and the index.md contract of the chunk offsets intact."""
+    each page's HTML, and the contract of the chunk offsets (`index.html.md`) intact.
+
+    An agent that guesses (afdocs tries `afdocs_candidates` in order, the first Markdown it
+    gets wins) finds the twin, with the note."""
     parsed = parse_llms_file(llms_text(site))
     assert parsed["title"] and parsed["summary"]
     for _, url in LINK.findall(llms_text(site)):
@@ -103,20 +110,24 @@ def check_llms_site(site: Path, site_url: str) -> None:
     listed = [entry["url"] for section in parsed["sections"].values() for entry in section]
     page_urls = [records[0]["pageUrl"] for records in index.pages().values()]
     assert sorted(listed) == sorted(site_url + expected_twin(url) for url in page_urls)
+    html_urls = all(url.endswith(".html") for url in page_urls)
     for page_url in page_urls:
         twin_url = expected_twin(page_url)
-        assert html_file(site, afdocs_page_url(twin_url)) == html_file(site, page_url)
+        assert html_file(site, afdocs_page_url(twin_url, html=html_urls)) == html_file(
+            site, page_url)
         twin = (site / twin_url).read_text(encoding="utf-8")
         note, _, rest = twin.partition("\n\n")
         assert note.startswith("> Markdown of [") and f"]({site_url}llms.txt)" in note
         assert rest == index.markdown(page_url).strip() + "\n"
-        assert any((site / candidate).is_file() for candidate in afdocs_candidates(page_url))
+        guessed = next(site / candidate for candidate in afdocs_candidates(page_url)
+                       if (site / candidate).is_file())
+        assert guessed == site / twin_url and "/llms.txt" in note  # afdocs' directive
         element = directive(site, page_url)
         hrefs = [link.get("href") for link in element.iter("a")]
         assert resolve_href(page_url, hrefs[0]) == "llms.txt"
         assert resolve_href(page_url, hrefs[1]) == twin_url
         assert "clip" in (element.get("style") or "")
-    check_index(index, max_tokens=512)  # the index.md contract is the page Markdown's
+    check_index(index, max_tokens=512)  # offsets index the page Markdown, index.html.md
 
 
 def section_titles(site: Path) -> dict[str, list[str]]:
@@ -173,17 +184,19 @@ def test_mkdocs_descriptions_and_exact_token_counts(mkdocs_site: Path) -> None:
 
 
 def test_mkdocs_twins_sit_where_afdocs_looks_first(mkdocs_site: Path) -> None:
-    """A directory url `guide/install/` has its twin at `guide/install.md` (afdocs' first
-    try); `index.md` beside the HTML keeps the page Markdown the offsets index into."""
+    """A directory url `guide/install/` has its twin at `guide/install.md`, the home page at
+    `index.md` (afdocs' first tries); `index.html.md` beside the HTML is the page Markdown the
+    offsets index into."""
     twin = (mkdocs_site / "getting-started" / "install.md").read_text(encoding="utf-8")
     assert twin.startswith("> Markdown of [Installation](https://example.com/docs/getting-"
                            "started/install/); the documentation index is [llms.txt]"
                            "(https://example.com/docs/llms.txt).\n\n# Installation\n")
-    page = (mkdocs_site / "getting-started" / "install" / "index.md").read_text(encoding="utf-8")
+    page = (mkdocs_site / "getting-started" / "install" / "index.html.md").read_text("utf-8")
     assert page.startswith("# Installation\n")
     home = entries(mkdocs_site)["Docs"][0]["url"]
-    assert home == "https://example.com/docs/index.html.md"  # llmstxt.org: no file name
-    assert html_file(mkdocs_site, afdocs_page_url(home.removeprefix(MKDOCS_URL))).is_file()
+    assert home == "https://example.com/docs/index.md"
+    assert (mkdocs_site / "index.md").read_text(encoding="utf-8").startswith("> Markdown of [")
+    assert afdocs_page_url(home.removeprefix(MKDOCS_URL), html=False) == ""
 
 
 def test_llms_full_is_every_page_in_the_order_of_llms_txt(mkdocs_site: Path) -> None:
@@ -224,11 +237,19 @@ def test_llms_full_splits_within_the_budget(example_site: Path, caplog: Any) -> 
 
 
 def test_pages_left_out_point_to_llms_txt_only(mkdocs_site: Path) -> None:
-    for page_url in ("guide/excluded/", "empty/"):  # front matter exclusion; no text
-        assert [link.get("href") for link in directive(mkdocs_site, page_url).iter("a")] == [
-            "../../llms.txt" if page_url.count("/") == 2 else "../llms.txt"]
+    """A page left out of the index (its front matter) has no twin; its HTML points to
+    llms.txt. A page without text is not listed, but an agent that guesses its twin is sent
+    to llms.txt too."""
+    assert [link.get("href") for link in directive(mkdocs_site, "guide/excluded/").iter(
+        "a")] == ["../../llms.txt"]
     assert not (mkdocs_site / "guide" / "excluded.md").exists()
     assert "guide/excluded" not in llms_text(mkdocs_site)
+    assert [link.get("href") for link in directive(mkdocs_site, "empty/").iter("a")] == [
+        "../llms.txt", "../empty.md"]
+    assert (mkdocs_site / "empty.md").read_text(encoding="utf-8") == (
+        "> Markdown of [this page](https://example.com/docs/empty/); the documentation index "
+        "is [llms.txt](https://example.com/docs/llms.txt).\n\nThis page has no text.\n")
+    assert "empty" not in llms_text(mkdocs_site)
 
 
 def test_a_rebuild_from_the_page_cache_writes_the_same_files(make_site: Any) -> None:
@@ -246,7 +267,7 @@ def test_a_rebuild_from_the_page_cache_writes_the_same_files(make_site: Any) -> 
 def test_agent_outputs_can_be_turned_off(make_site: Any) -> None:
     pages = {"index.md": "# Home\n\nWelcome. More text.\n", "guide.md": "# Guide\n\nRead.\n"}
     site = make_site(pages, plugin={"llms_directive": False, "llms_full": False})
-    assert (site / "guide.md").read_text() == (site / "guide" / "index.md").read_text()
+    assert (site / "guide.md").read_text() == (site / "guide" / "index.html.md").read_text()
     assert b"mdchunk-llms" not in (site / "guide" / "index.html").read_bytes()
     assert not (site / "llms-full.txt").exists()
     assert "](guide.md): Read. (" in llms_text(site)  # no site_url: relative links
@@ -288,8 +309,22 @@ def test_sphinx_llms_txt_follows_the_toctree(sphinx_site: Path) -> None:
         "Optional": ["Changelog"],  # mdchunk_llms_optional; "Other" held only it and excluded
     }
     guide = entries(sphinx_site)["Guide"][1]
-    assert guide["url"] == SPHINX_URL + "guide.html.md"  # llmstxt.org: the url + .md
+    assert guide["url"] == SPHINX_URL + "guide.md"  # beside guide.html, where agents look
     assert guide["desc"].startswith("How the router copies each record")  # MyST front matter
+
+
+def test_sphinx_dirhtml_twins_sit_where_afdocs_looks(tmp_path: Path) -> None:
+    """The dirhtml builder's directory urls: `install/` -> `install.md`, the root ->
+    `index.md`, the page Markdown in `install/index.html.md`."""
+    source = tmp_path / "src"
+    shutil.copytree(SPHINX_EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
+    code, warnings = sphinx_build(source, tmp_path / "dirhtml", "-b", "dirhtml")
+    assert code == 0, warnings
+    site = tmp_path / "dirhtml"
+    check_llms_site(site, SPHINX_URL)
+    assert entries(site)["Docs"][0]["url"] == SPHINX_URL + "index.md"
+    assert (site / "install.md").read_text(encoding="utf-8").startswith("> Markdown of [")
+    assert (site / "install" / "index.html.md").read_text(encoding="utf-8").startswith("# ")
 
 
 def test_sphinx_twins_match_the_post_build_command(sphinx_site: Path, tmp_path: Path) -> None:
@@ -297,13 +332,13 @@ def test_sphinx_twins_match_the_post_build_command(sphinx_site: Path, tmp_path: 
     page's canonical link, the titles from its <title>)."""
     post = tmp_path / "post"
     shutil.copytree(sphinx_site, post)
-    for path in [*post.rglob("*.html.md"), post / "llms.txt", post / "llms-full.txt"]:
+    for path in [*post.rglob("*.md"), post / "llms.txt", post / "llms-full.txt"]:
         path.unlink()
     result = CliRunner().invoke(main, ["site", str(post), "-j", "1"])
     assert result.exit_code == 0, result.output
     check_llms_site(post, SPHINX_URL)
-    for twin in sphinx_site.glob("*.html.md"):
-        if twin.name != "index.html.md":
+    for twin in sphinx_site.glob("*.md"):
+        if twin.name != "index.md":  # (the home page's title: the project's, not <title>'s)
             assert (post / twin.name).read_text(encoding="utf-8") == twin.read_text("utf-8")
     assert (post / "index.html").read_bytes().count(b'class="mdchunk-llms"') == 1
 
@@ -318,7 +353,7 @@ def test_sphinx_incremental_build_lists_every_page(sphinx_site: Path, tmp_path: 
     assert sphinx_build(root / "src", root / "html", "-b", "html")[0] == 0
     second = llms_text(root / "html")
     assert second != first and len(second.splitlines()) == len(first.splitlines())
-    assert b"One more line." in (root / "html" / "install.html.md").read_bytes()
+    assert b"One more line." in (root / "html" / "install.md").read_bytes()
 
 
 # -- mdchunk site ----------------------------------------------------------------------------
@@ -346,6 +381,29 @@ def test_post_build_command_follows_the_folders(mkdocs_site: Path, tmp_path: Pat
     again = CliRunner().invoke(main, ["site", str(site), "-j", "1"])
     assert again.exit_code == 0, again.output
     assert (site / "guide" / "math" / "index.html").read_bytes().count(b"mdchunk-llms") == 1
+
+
+def test_post_build_command_marks_the_pages_it_leaves_out(mkdocs_site: Path,
+                                                           tmp_path: Path) -> None:
+    """`mdchunk site` over the plugin's site with the directives taken out puts back the same
+    HTML, byte for byte: pages left out by their front matter (read with `--docs`) point to
+    llms.txt as in the plugin's build; so does a page left out by `--exclude`."""
+    site = tmp_path / "site"
+    shutil.copytree(mkdocs_site, site)
+    for page in site.rglob("*.html"):
+        page.write_bytes(DIRECTIVE.sub(b"", page.read_bytes()))
+    result = CliRunner().invoke(main, ["site", str(site), "--docs", str(EXAMPLE_SITE / "docs"),
+                                       "-j", "1", "--llms-optional", "no-headings.md"])
+    assert result.exit_code == 0, result.output
+    for page in mkdocs_site.rglob("*.html"):
+        relative = page.relative_to(mkdocs_site)
+        assert (site / relative).read_bytes() == page.read_bytes(), relative
+    result = CliRunner().invoke(main, ["site", str(site), "-j", "1", "--exclude",
+                                       "guide/math/*"])
+    assert result.exit_code == 0, result.output
+    assert [link.get("href") for link in directive(site, "guide/math/").iter("a")] == [
+        "../../llms.txt"]
+    assert "guide/math" not in llms_text(site)
 
 
 def test_post_build_command_flags(mkdocs_site: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from mdchunk.errors import OptionError
 from mdchunk.outputs.llms import LlmsOptions, first_sentence
 from mdchunk.outputs.llms_full import FULL_TXT, FullPage, plan_full
 from mdchunk.outputs.outline import NavItem, SiteOutline, folder_outline, nav_sections
-from mdchunk.outputs.twins import note_line, page_block, twin_path
+from mdchunk.outputs.twins import note_line, page_block, page_markdown_path, twin_path
 from tests.invariants import count_tokens
 
 
@@ -103,12 +103,20 @@ def test_llms_full_splits_along_sections_then_between_pages() -> None:
     ]
 
 
-@pytest.mark.parametrize(("url", "twin"), [("", "index.html.md"), ("guide/install/",
-                                                                    "guide/install.md"),
-                                           ("install.html", "install.html.md"),
-                                           ("a%20b/", "a b.md")])
-def test_twins_are_at_the_page_url_plus_md(url: str, twin: str) -> None:
+@pytest.mark.parametrize(("url", "twin", "markdown"), [
+    ("", "index.md", "index.html.md"),
+    ("guide/install/", "guide/install.md", "guide/install/index.html.md"),
+    ("install.html", "install.md", "install.html.md"),
+    ("index.html", "index.md", "index.html.md"),  # Sphinx's home page
+    ("api/index.html#top", "api/index.md", "api/index.html.md"),
+    ("a%20b/", "a b.md", "a b/index.html.md"),
+])
+def test_twins_are_where_agents_look_and_the_page_markdown_beside_the_html(
+        url: str, twin: str, markdown: str) -> None:
+    """The twin at the url with `.md` for its `/` or `.html` (afdocs' first try); the page
+    Markdown of the offsets at the HTML file + `.md`, so the two never share a file."""
     assert twin_path(url) == twin
+    assert page_markdown_path(url) == markdown
 
 
 def test_bad_options_name_the_option() -> None:

@@ -2,8 +2,8 @@
 
 The sites are real MkDocs builds with the plugin; the server is `mdchunk mcp` in a subprocess,
 reached over stdio (and once over streamable HTTP on 127.0.0.1) with the SDK's client. Every
-expected text and count is computed here from `chunks.jsonl`, the pages' `index.md` files and
-tiktoken's own counter, not from the server's code.
+expected text and count is computed here from `chunks.jsonl`, the pages' `index.html.md`
+files and tiktoken's own counter, not from the server's code.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def records(site: Path) -> list[dict[str, Any]]:
 
 
 def page_markdown(site: Path, page_url: str) -> str:
-    return (site / page_url / "index.md").read_text(encoding="utf-8")
+    return (site / page_url / "index.html.md").read_text(encoding="utf-8")
 
 
 def section_span(site: Path, url: str) -> str:
@@ -589,7 +589,7 @@ def test_a_sphinx_site_is_served(tmp_path: Path) -> None:
     docs = LiveDocs(out, cache_dir=tmp_path / "cache")()
     home = docs.read_page("/")
     assert home["url"] == "index.html" and home["source"] == "page markdown"
-    assert home["text"] == (out / "index.md").read_text(encoding="utf-8")
+    assert home["text"] == (out / "index.html.md").read_text(encoding="utf-8")
     assert docs.read_section("install#on-macos")["url"] == "install.html#on-macos"
     outline = docs.list_sections("install")["sections"]
     assert [entry["url"] for entry in outline] == list(dict.fromkeys(
@@ -597,7 +597,7 @@ def test_a_sphinx_site_is_served(tmp_path: Path) -> None:
     for entry in outline:
         section = docs.read_section(entry["url"])
         assert section["source"] == "page markdown"
-        assert section["text"] == section_span_of(out, entry["url"], "install.md")
+        assert section["text"] == section_span_of(out, entry["url"], "install.html.md")
 
 
 def section_span_of(site: Path, url: str, markdown: str) -> str:
@@ -662,11 +662,11 @@ def test_urls_that_leave_the_site_are_refused(native: Session, native_site: Path
 
 
 def test_markdown_linked_out_of_the_site_is_not_read(native_site: Path, tmp_path: Path) -> None:
-    """A page's index.md that is a symbolic link out of the site is not followed, even with
+    """A page's Markdown that is a symbolic link out of the site is not followed, even with
     the right content: the page is served from its chunks' texts instead."""
     site = tmp_path / "site"
     shutil.copytree(native_site, site)
-    page = site / "guide" / "math" / "index.md"
+    page = site / "guide" / "math" / "index.html.md"
     outside = tmp_path / "outside.md"
     outside.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
     page.unlink()

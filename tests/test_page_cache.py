@@ -88,13 +88,13 @@ def test_a_second_build_chunks_nothing_and_writes_the_same_index(tmp_path: Path)
     config = _project(tmp_path, workers=1)  # chunked in the worker process
     assert _build(config)[0] == 3
     first = _index(tmp_path)
-    markdown = (tmp_path / "site" / "guide" / "index.md").read_bytes()
+    markdown = (tmp_path / "site" / "guide" / "index.html.md").read_bytes()
     assert sorted(_entries(tmp_path)) == ["faq.md", "guide.md", "index.md"]
     (tmp_path / "site" / "chunks.jsonl").unlink()
     chunked, output = _build(config)
     assert chunked == 0 and "(3 kept from the last build)" in output
     assert _index(tmp_path) == first and first.count(b"\n") >= 3
-    assert (tmp_path / "site" / "guide" / "index.md").read_bytes() == markdown
+    assert (tmp_path / "site" / "guide" / "index.html.md").read_bytes() == markdown
 
 
 @pytest.mark.parametrize("workers", [0, 1])
@@ -196,7 +196,7 @@ def test_a_dirty_build_writes_the_site_of_a_full_build(tmp_path: Path, workers: 
     config = _project(tmp_path, **plugin)
     _build(config)
     before = _entries(tmp_path)
-    guide = tmp_path / "site" / "guide" / "index.md"
+    guide = tmp_path / "site" / "guide" / "index.html.md"
     written = guide.stat().st_mtime_ns
     (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nNew questions.\n\n## Why\n\nNo idea.\n")
     chunked, output = _build(config, "--dirty")

@@ -28,7 +28,7 @@ def test_default_build_writes_index_and_markdown(make_site: SiteBuilder) -> None
     site = make_site(PAGES)
     index = Index.load(site)
     check_index(index, max_tokens=512)
-    assert (site / "guide" / "setup" / "index.md").read_text().startswith("# Setup")
+    assert (site / "guide" / "setup" / "index.html.md").read_text().startswith("# Setup")
     assert {r["pageUrl"] for r in index.records} == {"", "guide/setup/", "drafts/wip/"}
     assert not list(site.rglob(".*.tmp")), "temporary files left behind"
 
@@ -44,7 +44,7 @@ def test_output_and_write_markdown_options(make_site: SiteBuilder) -> None:
     site = make_site(PAGES, plugin={"output": "rag/index.jsonl", "write_markdown": False})
     assert (site / "rag" / "index.jsonl").is_file()
     assert not (site / "chunks.jsonl").exists()
-    assert not (site / "guide" / "setup" / "index.md").exists()
+    assert not (site / "guide" / "setup" / "index.html.md").exists()
 
 
 ALL_FORMATS = ["native", "files", "hepilot", "semantic", "flat", "markdown_chunker", "adr",
@@ -401,5 +401,5 @@ def test_no_timing_work_shows_without_debug(make_site: SiteBuilder,
     caplog.set_level(logging.INFO, logger="mkdocs.plugins.mdchunk")
     make_site({"index.md": "# Home\n\nNo debug log.\n"}, plugin={"workers": 0})
     messages = [r.getMessage() for r in caplog.records if r.name == "mkdocs.plugins.mdchunk"]
-    assert any("1 pages, 1 chunks" in m for m in messages), messages
+    assert any("1 page, 1 chunk " in m for m in messages), messages
     assert not any("chunked" in m or "slowest" in m for m in messages), messages

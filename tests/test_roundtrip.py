@@ -20,6 +20,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 from sphinx.cmd.build import build_main
 
 from benchmarks.corpus import NODEJS_API, nodejs_site
@@ -405,3 +406,75 @@ def test_code_in_myst_table_cells_round_trips(tmp_path: Path) -> None:
     assert "<td>\n\n```md\n**strong**\n```\n\n</td>\n<td>\n\n**strong**\n\n</td>" in page.markdown
     assert "```md\n{sub}`H{sub}`2`O`\nand more\n```" in page.markdown
     assert "| `*emphasis*` | *emphasis* |" in page.markdown
+
+
+# -- footnotes: `[^label]: text`, as a footnote reader expects them ----------------------------
+
+#: A note referred to twice (its HTML has links back to both places), one of two paragraphs,
+#: and one referred to once.
+FOOTNOTES_MD = """\
+# Notes
+
+A claim[^1], another[^long] and the first again[^1].
+
+[^1]: The *first* note.
+[^long]: A longer note.
+
+    With a second paragraph.
+"""
+FOOTNOTES_RST = """\
+Cited
+=====
+
+A claim [#a]_, again [#a]_ and a numbered note [1]_.
+
+.. [#a] An auto-numbered note.
+.. [1] A numbered note.
+"""
+
+
+def footnote_definitions(markdown: str) -> list[str]:
+    """The lines that open a footnote, as the page Markdown has them."""
+    return [line for line in markdown.splitlines() if line.startswith("[^")]
+
+
+def link_references(markdown: str) -> dict[str, Any]:
+    """The link reference definitions a CommonMark reader that knows no footnotes finds (such
+    a reader took `[^1]: ([1](#a),[2](#b))` for a link to the whole list)."""
+    env: dict[str, Any] = {}
+    MarkdownIt("commonmark").parse(markdown, env)
+    return dict(env.get("references", {}))
+
+
+def test_mkdocs_footnotes_read_as_footnotes(make_site: SiteBuilder) -> None:
+    """Python-Markdown's footnotes (the `footnotes` extension): each `[^label]: text`, without
+    the links back to the text (`↩`), and the page still round-trips."""
+    with PageRecorder() as pages:
+        site = make_site({"index.md": FOOTNOTES_MD}, plugin={"workers": 0, "cache": False})
+    assert problems(pages) == []
+    markdown = (site / "index.html.md").read_text(encoding="utf-8")
+    assert footnote_definitions(markdown) == ["[^1]: The *first* note.",
+                                              "[^long]: A longer note."]
+    assert "\n\n    With a second paragraph." in markdown
+    assert "\u21a9" not in markdown and link_references(markdown) == {}
+
+
+def test_sphinx_footnotes_read_as_footnotes(tmp_path: Path) -> None:
+    """docutils' footnotes (MyST and reST alike): a note referred to twice has its links back
+    in a `backrefs` span; the Markdown has the note's text alone after `[^label]: `."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text(
+        'project = "Notes"\nextensions = ["sphinx_mdchunk", "myst_parser"]\n', encoding="utf-8")
+    (source / "index.md").write_text(FOOTNOTES_MD + "\n```{toctree}\ncited\n```\n", "utf-8")
+    (source / "cited.rst").write_text(FOOTNOTES_RST, encoding="utf-8")
+    pages = built_sphinx(source, tmp_path / "out")
+    assert problems(pages) == []
+    myst = (tmp_path / "out" / "index.html.md").read_text(encoding="utf-8")
+    assert footnote_definitions(myst) == ["[^1]: The *first* note.", "[^2]: A longer note."]
+    assert "A claim[^1], another[^2] and the first again[^1]." in myst
+    rst = (tmp_path / "out" / "cited.html.md").read_text(encoding="utf-8")
+    assert footnote_definitions(rst) == ["[^2]: An auto-numbered note.", "[^1]: A numbered note."]
+    for markdown in (myst, rst):
+        assert "](/" not in markdown.split("\n[^", 1)[1], "a link back in a note"
+        assert link_references(markdown) == {}

@@ -63,6 +63,8 @@ OPTIONS: Mapping[str, Any] = {
 
 OPTIONAL = "Optional"
 """The section of `llms.txt` that readers may skip (llmstxt.org)."""
+_NO_TEXT = "This page has no text."
+"""The twin of a page without text, under its note."""
 _DESCRIPTION_CHARACTERS = 240
 """Longest description taken from a page's text: a sentence, not a paragraph."""
 
@@ -207,12 +209,15 @@ def _cut(text: str) -> str:
 @dataclasses.dataclass(frozen=True, slots=True)
 class ListedPage:
     """A page of the build, with what `llms.txt` needs of it (`page_facts`); None for a page
-    that is not listed (left out of the index, or without text), whose HTML only points to
-    `llms.txt`."""
+    that is not listed (left out of the index, or without text)."""
 
     source: str
     url: str
     facts: Mapping[str, Any] | None
+    indexed: bool = True
+    """Whether the page is in the index: it then has a twin (a page without text, only the
+    note, so that an agent that guesses its url is sent to `llms.txt`); a page left out
+    has none, and its HTML only points to `llms.txt`."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -264,6 +269,7 @@ def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: Si
         _say_over_budget(files, log)
     for _ in blocks:  # the twins that llms-full did not ask for
         pass
+    _write_empty_twins(site_dir, pages, site_url, directive=options.directive)
     _mark_html_pages(site_dir, pages, directive=options.directive)
     write_text(site_dir / LLMS_TXT, render_llms_txt(name, summary, info, sections),
                durable=False)
@@ -328,11 +334,21 @@ def _blocks(site_dir: Path, entries: Sequence[_Entry], markdown_of: Callable[[st
         yield page_block(markdown, note_line(title, page.url, site_url, directive=directive))
 
 
+def _write_empty_twins(site_dir: Path, pages: Sequence[ListedPage], site_url: str, *,
+                       directive: bool) -> None:
+    """The twins of the pages of the index without text: the note, which names the page and,
+    with `directive`, points to `llms.txt`, then says so (without the note, an empty file)."""
+    for page in pages:
+        if page.indexed and page.facts is None:
+            note = note_line("", page.url, site_url, directive=directive)
+            write_twin(site_dir, page.url, page_block(_NO_TEXT, note) if directive else "")
+
+
 def _mark_html_pages(site_dir: Path, pages: Sequence[ListedPage], *, directive: bool) -> None:
     """Put the hidden directive in each page's HTML (with a link to its twin where it has
     one), or take out one an earlier build put there."""
     for page in pages:
-        element = directive_element(page.url, twin=page.facts is not None) if directive else None
+        element = directive_element(page.url, twin=page.indexed) if directive else None
         mark_html_page(site_dir, page.url, element)
 
 

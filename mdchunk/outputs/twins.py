@@ -1,13 +1,22 @@
 """Where agents find a page's Markdown, and what points them there.
 
-A page's **Markdown twin** is its Markdown at the page url with `.md` appended, where the
-llms.txt convention and agent tools look for it: `guide/install/` -> `guide/install.md`,
-`install.html` -> `install.html.md`, the home page (a url without a file name) ->
-`index.html.md`. The twin opens with a one-line note that names the page and points to
-`llms.txt` (the "directive" of the Agent-Friendly Documentation Spec), so it is not the page
-Markdown that the chunks' offsets index into: that file (`index.md` beside `index.html`) stays
-as it is. Each HTML page gets a visually hidden directive too, right after `<body>`, outside the
-content that mdchunk chunks.
+Each page has two Markdown files, both written from its HTML:
+
+- its **Markdown twin**, for agents, at the page url with `.md` in place of a trailing `/`
+  or `.html`: `guide/install/` -> `guide/install.md`, `install.html` -> `install.md`, the
+  home page -> `index.md`. That is where agents guess a page's Markdown to be: afdocs, the
+  Agent-Friendly Documentation Spec's checker, tries `page.md` (a `.html` dropped) and then
+  `page/index.md`, and `/index.md` for the site root. `llms.txt` links to the twins.
+  The twin opens with a one-line note that names the page and points to `llms.txt` (the
+  spec's "directive"), for an agent that lands on it without having read `llms.txt`.
+- the **page Markdown**, without the note, beside the page's HTML file under its name +
+  `.md` (`guide/install/index.html.md`, `install.html.md`): the text the chunks' `charOffsets`
+  index into, and llmstxt.org's name for the Markdown of an HTML file.
+
+The twin cannot be the file the offsets index, since its note comes first; and it cannot sit
+beside the HTML under the HTML's name with `.md` for `.html`, since that is where agents look
+for the twin on sites of `.html` urls and for the home page. Each HTML page gets a visually
+hidden directive too, right after `<body>`, outside the content that mdchunk chunks.
 """
 
 from __future__ import annotations
@@ -28,25 +37,40 @@ _HIDDEN = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflo
 _DIRECTIVE = re.compile(rb'<div class="' + DIRECTIVE_CLASS.encode() + rb'"[^>]*>.*?</div>',
                         re.DOTALL)
 _BODY = re.compile(rb"<body\b[^>]*>", re.IGNORECASE)
+_HTML_SUFFIXES = (".html", ".htm")
 _URL_SAFE = "/:#?&=%~+@!$,;*'"
 """Characters kept as they are in the urls mdchunk writes: spaces and parentheses are
 escaped, so that a url ends where Markdown and llms.txt readers expect it to."""
 
 
 def twin_path(url: str) -> str:
-    """The file of the page's Markdown twin, relative to the site folder."""
+    """The file of the page's Markdown twin, relative to the site folder: the url with `.md`
+    in place of its trailing `/` or its `.html` (`.htm`), else with `.md` added; `index.md`
+    for the site root."""
     path = urllib.parse.unquote(url.split("#", 1)[0].split("?", 1)[0]).lstrip("/")
-    if not path:
-        return "index.html.md"
+    if not path.strip("/"):
+        return "index.md"
     if path.endswith("/"):
         return path.rstrip("/") + ".md"
-    return path + ".md"
+    stem, suffix = posixpath.splitext(path)
+    return (stem if suffix.lower() in _HTML_SUFFIXES else path) + ".md"
 
 
 def html_path(url: str) -> str:
     """The HTML file of the page at `url`, relative to the site folder."""
     path = urllib.parse.unquote(url.split("#", 1)[0].split("?", 1)[0]).lstrip("/")
     return path + "index.html" if not path or path.endswith("/") else path
+
+
+def markdown_beside(html_file: str) -> str:
+    """The page Markdown's file (what the chunks' offsets index) for the page whose HTML is
+    `html_file` (relative to the site folder): beside it, named after it + `.md`."""
+    return html_file + ".md"
+
+
+def page_markdown_path(url: str) -> str:
+    """The page Markdown's file of the page at `url`, relative to the site folder."""
+    return markdown_beside(html_path(url))
 
 
 def site_link(path: str, site_url: str) -> str:

@@ -483,8 +483,8 @@ class IndexBuilder:
             return {}
         pages = [ListedPage(source, self.pages[source].output.url,
                             self.pages[source].output.agent) for source in sources]
-        pages += [ListedPage(source, url, None) for source, url in self.build.left_out.items()
-                  if source not in self.pages]
+        pages += [ListedPage(source, url, None, indexed=False)
+                  for source, url in self.build.left_out.items() if source not in self.pages]
         try:
             return write_agent_outputs(
                 self.site_dir, pages, outline, self.settings.llms, markdown_of=self._markdown,

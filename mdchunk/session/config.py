@@ -97,7 +97,8 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
                "Where the native chunk index is written, relative to the site folder."),
     SiteOption("formats", ["native"], (list,), "Output formats to write (see docs/formats.md)."),
     SiteOption("write_markdown", True, (bool,),
-               "Write each page's Markdown beside its HTML (`index.md` next to `index.html`)."),
+               "Write each page's Markdown beside its HTML (`index.html.md` next to "
+               "`index.html`): the text the chunks' offsets index."),
     SiteOption("exclude", [], (list,),
                "Glob patterns of source paths whose pages are left out."),
     SiteOption("inspector", None, (bool,),
@@ -109,7 +110,8 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     SiteOption("pagefind_search_page", False, (bool,),
                "Write `_mdchunk/search.html`: Pagefind's search UI over the section bundle."),
     SiteOption("llms_txt", LLMS["llms_txt"], (bool,),
-               "Write llms.txt, llms-full.txt and each page's Markdown at its url + .md."),
+               "Write llms.txt, llms-full.txt and each page's Markdown twin at its url with "
+               "`.md` for its `/` or `.html` (`guide/install.md`, `install.md`)."),
     SiteOption("llms_full", LLMS["llms_full"], (bool,),
                "Write llms-full.txt: every page's Markdown, in files within "
                "llms_full_max_tokens."),

@@ -22,7 +22,7 @@ page's source path, a fingerprint of its source (the sha256 of the file, where t
 one), its page key and where its Markdown is written:
 
     {"version": "0.4.0", "settings": "...", "site": "../../site", "page": "guide.md",
-     "listed": {"source": "<sha256>", "key": "<page key>", "markdown": "guide/index.md"}}
+     "listed": {"source": "<sha256>", "key": "<page key>", "markdown": "guide/index.html.md"}}
 
 (`key` null: the page's metadata leaves it out of the index.) A pointer of another version,
 settings or site folder is not used, nor one whose source fingerprint differs.

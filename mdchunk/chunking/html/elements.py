@@ -31,12 +31,17 @@ DROP_TAGS = frozenset(
 #: Tags dropped when they carry no attribute: `DROP_TAGS` (a script is kept only as math, which
 #: its type says) and inputs (kept only as checkboxes, which their type says).
 DROPPED_BARE_TAGS = DROP_TAGS | {"input"}
-#: Classes of page chrome (permalinks, copy buttons, line numbers, navigation lists) and of
-#: duplicates (MathJax previews repeat the TeX of their script, equation numbers are not TeX).
+#: Classes of page chrome (permalinks, copy buttons, line numbers, navigation lists, a
+#: footnote's links back to where it is referred to) and of duplicates (MathJax previews
+#: repeat the TeX of their script, equation numbers are not TeX). Back-references are
+#: Python-Markdown's `footnote-backref` and docutils' `backrefs` (`fn-backref` before 0.18):
+#: in Markdown a footnote reads `[^1]: text`, and `[^1]: ([1](#a),[2](#b))` would be a link
+#: reference definition to readers.
 _DROP_CLASSES = frozenset(
-    {"headerlink", "md-clipboard", "linenos", "linenodiv", "lineno", "footnote-backref", "toc",
-     "toctree-wrapper", "md-annotation__index", "md-source-file", "md-tags", "copybtn",
-     "visually-hidden", "screen-reader-text", "MathJax_Preview", "eqno"}
+    {"headerlink", "md-clipboard", "linenos", "linenodiv", "lineno", "footnote-backref",
+     "backrefs", "fn-backref", "toc", "toctree-wrapper", "md-annotation__index",
+     "md-source-file", "md-tags", "copybtn", "visually-hidden", "screen-reader-text",
+     "MathJax_Preview", "eqno"}
 )
 #: Footnote markers, left out of titles (a heading `Install[^1]` is titled `Install`).
 REF_CLASSES = frozenset({"footnote-ref", "footnote-reference"})

@@ -223,14 +223,11 @@ def _run(tokens: list[_Token], index: int) -> str:
     Runs that only open or only close, with spans nested as the leaves give them, are paired
     as meant. A lone delimiter that could do both pairs with a lone partner of its own length
     (the rule of three never applies to one and one, or two and two), and no delimiter between
-    them is left open: those of spans inside are paired first.
+    them is left open: those of spans inside are paired first. It must not pair with the
+    delimiter of a span around it either (`_pairs_outside`).
     """
     char = _delimiter_char(tokens[index])
-    first = last = index
-    while first > 0 and _delimiter_char(tokens[first - 1]) == char:
-        first -= 1
-    while last + 1 < len(tokens) and _delimiter_char(tokens[last + 1]) == char:
-        last += 1
+    first, last = _run_bounds(tokens, index)
     kinds = {tokens[at].kind for at in range(first, last + 1)}
     if len(kinds) != 1 or (char == "~" and first != last):
         return ""
@@ -242,7 +239,51 @@ def _run(tokens: list[_Token], index: int) -> str:
     opens, closes = (left, right) if kinds == {_OPEN} else (right, left)
     if opens and not closes:
         return _LONE if first == last else _MEANT
-    return _AMBIGUOUS if opens and first == last and char != "_" else ""
+    if opens and first == last and char != "_" and not _pairs_outside(tokens, index):
+        return _AMBIGUOUS
+    return ""
+
+
+def _run_bounds(tokens: Sequence[_Token], index: int) -> tuple[int, int]:
+    """The first and last token of the delimiter run that holds the token at `index`."""
+    char = _delimiter_char(tokens[index])
+    first = last = index
+    while first > 0 and _delimiter_char(tokens[first - 1]) == char:
+        first -= 1
+    while last + 1 < len(tokens) and _delimiter_char(tokens[last + 1]) == char:
+        last += 1
+    return first, last
+
+
+def _pairs_outside(tokens: Sequence[_Token], index: int) -> bool:
+    """Whether a reader could pair the lone delimiter at `index`, which can open and close,
+    with a delimiter of a span around it of the same character: an opening one closes a span
+    opened before it, a closing one opens a span closed after it. The rule of three forbids
+    that only where the lengths of the two runs add up to a multiple of three (`**` and `*`,
+    but not `***` and `*`)."""
+    token = tokens[index]
+    char = _delimiter_char(token)
+    length = len(token.span.delimiter) if token.span is not None else 0
+    opened: dict[int, int] = {}  # id of a span open before `index` -> its opening token
+    for at in range(index):
+        if tokens[at].span is not None:
+            if tokens[at].kind == _OPEN:
+                opened[id(tokens[at].span)] = at
+            else:
+                opened.pop(id(tokens[at].span), None)
+    for at in range(index + 1, len(tokens)):
+        other = tokens[at]
+        if other.kind != _CLOSE or id(other.span) not in opened:
+            continue
+        partner = opened[id(other.span)] if token.kind == _OPEN else at
+        if _delimiter_char(tokens[partner]) != char:
+            continue
+        first, last = _run_bounds(tokens, partner)
+        run = sum(len(tokens[held].span.delimiter) for held in range(first, last + 1)
+                  if tokens[held].span is not None)
+        if (run + length) % 3 or (run % 3 == 0 and length % 3 == 0):
+            return True
+    return False
 
 
 def _delimiter_char(token: _Token) -> str:
