@@ -73,29 +73,43 @@ def test_a_small_site_starts_no_process_and_a_large_one_does(
     assert len(summary.pages) == 3 and all(page.chunks >= 2 for page in summary.pages)
 
 
-def test_a_site_said_to_be_large_starts_its_worker_before_the_first_page(
+def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The engine says how much it will render: a site that repays a worker gets one at once,
-    which chunks every page; a smaller one is chunked in the engine's process."""
+    """The engine says how much it will render: a site that repays a worker gets one at its
+    first page to chunk, which chunks every page; a smaller one is chunked in the engine's
+    process; a site whose pages the store holds starts none."""
     caplog.set_level(logging.DEBUG, logger="mdchunk")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setattr(session, "available_cores", lambda: 2)
     before = set(multiprocessing.active_children())
+    pages = _pages(3)
     small = IndexBuilder(BuildSettings(), site_dir=tmp_path / "small")
     small.expect(session.WORKER_FOR_BYTES - 1)
-    assert set(multiprocessing.active_children()) == before
-    small.close()
-    large = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large")
-    large.expect(session.WORKER_FOR_BYTES)
-    assert set(multiprocessing.active_children()) - before
-    pages = _pages(3)
     for page in pages:
-        large.add_page(page, markdown_path=f"{page.url}index.md")
+        small.add_page(page, markdown_path=f"{page.url}index.html.md")
+    small.finish([page.source_path for page in pages])
+    assert set(multiprocessing.active_children()) == before
+    assert "3 pages chunked inline" in caplog.text
+    small.close()
+    store = tmp_path / "store"
+    large = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large", store=store)
+    large.expect(session.WORKER_FOR_BYTES)
+    assert set(multiprocessing.active_children()) == before  # (no page yet)
+    for page in pages:
+        large.add_page(page, markdown_path=f"{page.url}index.html.md")
+    assert set(multiprocessing.active_children()) - before
     summary = large.finish([page.source_path for page in pages])
     large.close()
     assert all(page.chunks >= 2 for page in summary.pages)
     assert "3 pages chunked in the worker process" in caplog.text
+    again = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large", store=store)
+    again.expect(session.WORKER_FOR_BYTES)
+    for page in pages:
+        again.add_page(page, markdown_path=f"{page.url}index.html.md")
+    assert set(multiprocessing.active_children()) == before  # every page from the store
+    again.finish([page.source_path for page in pages])
+    again.close()
 
 
 def test_pages_wait_for_room_in_the_queue(tmp_path: Path) -> None:

@@ -54,8 +54,8 @@ render: starting one (a process that imports mdchunk and loads the tokenizer) co
 much, more than a small site's whole chunking."""
 
 WORKER_FOR_BYTES = 256 * 1024
-"""Bytes of page sources from which a worker is started before the first page, when the engine
-said how much it will render (`IndexBuilder.expect`): the worker loads while the engine
+"""Bytes of page sources from which a worker is started at the first page to chunk, when the
+engine said how much it will render (`IndexBuilder.expect`): the worker loads while the engine
 renders, and no page is chunked in the engine's process. Below that, chunking every page in the
 engine's process costs less than waiting, at the end, for a worker still loading."""
 
@@ -221,11 +221,10 @@ class IndexBuilder:
 
     def expect(self, source_bytes: int) -> None:
         """Say, before the first page, how many bytes of page sources the engine will render.
-        Where that repays a worker (`WORKER_FOR_BYTES`) and mdchunk chooses the workers, one
-        starts now, and loads while the engine renders the first pages."""
+        Where that repays a worker (`WORKER_FOR_BYTES`) and mdchunk chooses the workers, the
+        first page the store does not hold starts one, and every page to chunk goes to it
+        while it loads: none is chunked in the engine's process."""
         self._expected_bytes = source_bytes
-        if self._pool is None and self._wants_worker():
-            self._start_workers(1).ready  # noqa: B018 - asking for it starts the worker
 
     def exclude_page(self, source: str, *, by_metadata: bool,
                      fingerprint: str | None = None, url: str | None = None) -> None:
