@@ -15,7 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from mdchunk.errors import OptionError
-from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions, check_output_path
+from mdchunk.options import (
+    BOUNDED_FIELDS,
+    OVERLAP_MODES,
+    PRESETS,
+    ChunkOptions,
+    check_output_path,
+)
 from mdchunk.outputs.llms import OPTIONS as LLMS
 from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
@@ -89,6 +95,8 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     _chunking("encoding", (str,), "tiktoken encoding of every token count (cl100k_base)."),
     _chunking("embed_template", (str,), "Template of embedText: {context}, {text}, {title}, "
               "{breadcrumb}, {section}, {url}."),
+    _chunking("max_tokens_bounds", (str,), f"One of {', '.join(BOUNDED_FIELDS)}: the text "
+              "max_tokens bounds (embedText: the context line counts in the budget)."),
     _chunking("preset", (str,), f"One of {', '.join(PRESETS)}: defaults for the chunking "
               "options."),
     _chunking("adaptive_sizing", (dict, bool), "`{base_size, min_scale, max_scale}` or true: "

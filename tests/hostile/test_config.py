@@ -32,6 +32,8 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "embed_template": [("{text} {nope}", "{nope}", "{context}"), ("no text", "'no text'",
                                                                   "{text}"),
                        ("{text", "'{text'", "template")],
+    "max_tokens_bounds": [("embed", "'embed'", "embedText, originalText"),
+                          (True, "True", "str")],
     "preset": [("huge", "'huge'", "code-heavy")],
     "adaptive_sizing": [("lots", "'lots'", "mapping"), ({"base": 1}, "'base'", "base_size"),
                         ({"min_scale": 9}, "9", "(0, 4]")],
