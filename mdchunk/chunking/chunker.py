@@ -17,6 +17,7 @@ from mdchunk.chunking.describe import ChunkBuilder, DescribeSettings, clean_page
 from mdchunk.chunking.embed import EmbedTemplate
 from mdchunk.chunking.overlap import text_overlap_starts
 from mdchunk.chunking.packing import Packer
+from mdchunk.chunking.sections import page_sections
 from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
@@ -90,6 +91,7 @@ class Chunker:
                 builder.chunk(number, len(pieces), piece, spans, pieces)
                 for number, piece in enumerate(pieces)
             )
+            sections = page_sections(root, pieces, packer.tokens) if pieces else ()
         warnings = _warnings(root)
         return PageChunks(
             source_path=page.source_path,
@@ -99,6 +101,7 @@ class Chunker:
             warnings=warnings,
             notes=_notes(root),
             timings=timer.since(before),
+            sections=sections,
         )
 
 

@@ -39,7 +39,7 @@ class Profile:
     target: str
     """File (or folder, for the `files` layout) in the site folder."""
     layout: Layout
-    records: Callable[[Sequence[Chunk], ProfileSettings], list[Record]]
+    records: Callable[[ChunksLike, ProfileSettings], list[Record]]
     """The page's records, in chunk order."""
     description: str
     """One line for users: what the format is and which seed it follows."""
