@@ -7,8 +7,9 @@ Every problem names the chunk it is about. Checks by profile:
   prevId/nextId linking the chunks in order; `totalChars == charEnd - charStart`; `sha256` of
   `originalText`; with the pages' `.md` files beside the index, the offsets inside the page and
   `originalText == page_markdown[charStart:charEnd]`; with a token counter, exact token counts.
-- `hepilot`: seed 003's JSON Schema (with `jsonschema` when installed), unique `chunk_id`s,
-  chunk_index 0..n-1 and total_chunks per document.
+- `hepilot`: seed 003's JSON Schema (with `jsonschema` when installed), unique `chunk_id`s;
+  per document one total_chunks, and distinct chunk_index values in 0..total_chunks-1, all of
+  them unless some chunks were left out as duplicates (`duplicates: drop`: then in order).
 - `semantic` / `flat`: seed 001's models' own validation, unique `uuid`s.
 - `sections` (`sections.jsonl`): unique ids; every `parentId` names a section of the same page
   listed before it (so the sections form a tree); no chunk id in two sections; with the pages'
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -232,16 +234,28 @@ def _hepilot(records: Sequence[dict[str, Any]]) -> list[Problem]:
         seen.add(name)
         documents.setdefault(str(record.get("document_id")), []).append(record)
     for document, chunks in documents.items():
-        indexes = sorted(record.get("chunk_index") for record in chunks
-                         if isinstance(record.get("chunk_index"), int))
-        if indexes != list(range(len(chunks))):
-            problems.append(Problem(document, f"chunk_index values are {indexes}, expected "
-                                              f"0..{len(chunks) - 1}"))
-        for record in chunks:
-            if record.get("total_chunks") != len(chunks):
-                problems.append(Problem(str(record.get("chunk_id")),
-                                        f"total_chunks is {record.get('total_chunks')}, the "
-                                        f"document has {len(chunks)} chunks"))
+        problems.extend(_hepilot_document(document, chunks))
+    return problems
+
+
+def _hepilot_document(document: str, chunks: Sequence[dict[str, Any]]) -> list[Problem]:
+    """One total_chunks (the most common; each chunk that says otherwise is named), and
+    chunk_index values that are distinct, in order and below it; all of 0..total_chunks-1
+    unless chunks were left out (duplicates dropped)."""
+    totals = Counter(record.get("total_chunks") for record in chunks)
+    total = totals.most_common(1)[0][0]
+    problems = [Problem(str(record.get("chunk_id")),
+                        f"total_chunks is {record.get('total_chunks')}, the document's other "
+                        f"chunks say {total}")
+                for record in chunks if record.get("total_chunks") != total]
+    if not isinstance(total, int) or total < len(chunks):
+        return [*problems, Problem(document, f"total_chunks is {total}, the document has "
+                                             f"{len(chunks)} chunks")]
+    indexes = [record.get("chunk_index") for record in chunks]
+    if (not all(isinstance(index, int) and 0 <= index < total for index in indexes)
+            or indexes != sorted(set(indexes))):
+        problems.append(Problem(document, f"chunk_index values are {indexes}, expected "
+                                          f"distinct values in order within 0..{total - 1}"))
     return problems
 
 

@@ -38,14 +38,16 @@ PAGES = {
 }
 
 
-def build_with_snippets(make_site: SiteBuilder, tmp_path: Path, **plugin: Any) -> Path:
-    """The site of `PAGES`, the snippet included from outside the docs folder."""
+def build_with_snippets(make_site: SiteBuilder, tmp_path: Path, *,
+                        pages: dict[str, str] | None = None, **plugin: Any) -> Path:
+    """The site of `pages` (default `PAGES`), the snippet included from outside the docs
+    folder; `plugin`: mdchunk's options."""
     includes = tmp_path / "includes"
     includes.mkdir(exist_ok=True)
     (includes / "proxy.md").write_text(SNIPPET, encoding="utf-8")
     extensions = [{"toc": {"permalink": True}}, "tables", "admonition", "attr_list",
                   {"pymdownx.snippets": {"base_path": [str(includes)], "check_paths": True}}]
-    return make_site(PAGES, plugin=plugin, config={"markdown_extensions": extensions})
+    return make_site(pages or PAGES, plugin=plugin, config={"markdown_extensions": extensions})
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -43,6 +43,9 @@ class Profile:
     """The page's records, in chunk order."""
     description: str
     """One line for users: what the format is and which seed it follows."""
+    embedding: bool = False
+    """One record per chunk, for embedding pipelines and vector stores: the records that
+    `duplicates: drop` leaves out for duplicate chunks."""
 
 
 def chunks_of(page: ChunksLike) -> tuple[Chunk, ...]:

@@ -48,6 +48,7 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "inspector": [("yes", "'yes'", "bool")],
     "workers": [(-1, "-1", "0 (chunk inline) or more"), ("two", "'two'", "integer")],
     "exclude": [("drafts/*", "'drafts/*'", "list"), ([1], "1", "str")],
+    "duplicates": [("remove", "'remove'", "mark, drop, off"), (False, "False", "str")],
     "cache": [("yes", "'yes'", "bool"), (3, "3", "bool")],
     "cache_dir": [(5, "5", "str"), ("", "''", "must name a folder")],
     "pagefind_output": [("../x", "'../x'", "relative"), ("_mdchunk", "'_mdchunk'",
