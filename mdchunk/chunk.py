@@ -29,6 +29,7 @@ __all__ = [
     "Features",
     "Flags",
     "PageChunks",
+    "PageSection",
     "chunk_id",
     "uuid5_text",
 ]
@@ -219,6 +220,33 @@ class Chunk:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class PageSection:
+    """One section of a page: a heading and everything under it, up to the next heading of its
+    level or above; number 0 is the page itself (its preamble, then every section)."""
+
+    number: int
+    """Position in the page, in document order (0: the page)."""
+    parent: int | None
+    """Number of the enclosing section (None for the page)."""
+    level: int
+    """Heading level, 1-6 (0 for the page)."""
+    header_path: tuple[str, ...]
+    """Heading texts from the top of the page down to this section (empty for the page)."""
+    header_slugs: tuple[str, ...]
+    """Anchor ids of the headings in `header_path` ("" where a heading has none)."""
+    section_slug: str
+    """The id the browser scrolls to: the section's own, else its nearest ancestor's."""
+    char_start: int
+    """Offset of the section (its heading) in the page Markdown."""
+    char_end: int
+    """Offset just past the last block of the section and its subsections."""
+    tokens: int
+    """Exact token count of `page_markdown[char_start:char_end]`."""
+    chunks: tuple[int, ...]
+    """Numbers of the chunks that start in this section (not in one of its subsections)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class PageChunks:
     """A chunked page: its Markdown, its chunks and what went wrong on it (not its HTML)."""
 
@@ -236,3 +264,6 @@ class PageChunks:
     level, never a warning that fails a strict build."""
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
     """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
+    sections: tuple[PageSection, ...] = ()
+    """The page and every section of its heading tree, in document order (none for a page
+    without chunks)."""

@@ -21,7 +21,7 @@ from mdchunk.errors import MdChunkError, OptionError
 _OUTPUT_KEYS = ("output", "formats", "write_markdown", "exclude", "site_url", "enabled",
                 "pagefind_output", "pagefind_filters", "pagefind_search_page",
                 "llms_txt", "llms_full", "llms_full_max_tokens", "llms_optional",
-                "llms_directive")
+                "llms_directive", "duplicates")
 
 
 #: The flags of options whose name is not the flag's.
@@ -54,6 +54,8 @@ _CHUNKING_FLAGS = (
                  help="Where overlap goes (metadata)."),
     click.option("--encoding", help="tiktoken encoding of every token count (cl100k_base)."),
     click.option("--embed-template", help="Template of embedText ('{context}\\n\\n{text}')."),
+    click.option("--max-tokens-bounds", type=click.Choice(["embedText", "originalText"]),
+                 help="The text max_tokens bounds (embedText: the context line counts)."),
     click.option("--preset", help="code-heavy, structured, minimal or adr."),
     click.option("--adaptive-base-size", type=int, help="Turn on adaptive sizing with this base."),
     click.option("--adaptive-min-scale", type=float,
@@ -73,6 +75,9 @@ _CHUNKING_FLAGS = (
                       "(repeatable)."),
     click.option("--pagefind-search-page/--no-pagefind-search-page", default=None,
                  help="Write _mdchunk/search.html: Pagefind's search UI over the sections."),
+    click.option("--duplicates", type=click.Choice(["mark", "drop", "off"]),
+                 help="Duplicate chunks: marked in the native index (mark), also left out of "
+                      "the embedding formats (drop), or not looked for (off)."),
 )
 
 
@@ -250,6 +255,7 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     from mdchunk.options import ChunkOptions, check_output_path
     from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
     from mdchunk.profiles import check_formats
+    from mdchunk.session.builder import DUPLICATE_MODES
 
     chunking = {key: value for key, value in settings.items() if key not in _OUTPUT_KEYS}
     options = ChunkOptions.validated(chunking)
@@ -257,6 +263,10 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     output["formats"] = check_formats(output.get("formats") or ["native"])
     name = check_output_path(output.get("output") or "chunks.jsonl")
     output["output"] = name
+    duplicates = output.setdefault("duplicates", "mark")
+    if duplicates not in DUPLICATE_MODES:
+        raise OptionError("duplicates", f"must be one of {', '.join(DUPLICATE_MODES)}, got "
+                          f"{duplicates!r}")
     output["pagefind"] = PagefindSettings.validated(
         folder=output.get("pagefind_output") or DEFAULT_FOLDER,
         search_page=bool(output.get("pagefind_search_page")), formats=output["formats"])
@@ -276,7 +286,8 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapp
             pagefind_filters=tuple(output.get("pagefind_filters") or ())),
         index=output["output"], site_url=str(output.get("site_url") or ""),
         write_markdown=output.get("write_markdown", True) is not False,
-        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer, pagefind=output["pagefind"])
+        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
+        duplicates=output["duplicates"])
     builder = IndexBuilder(settings, site_dir=out, report=lambda source, message: click.echo(
         f"warning: {source}: {message}", err=True))
     order: list[str] = []
@@ -383,7 +394,7 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
             write_markdown=output.get("write_markdown") is not False, output=output["output"],
             jobs=jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
             pagefind_filters=list(output.get("pagefind_filters") or ()),
-            llms=llms,
+            llms=llms, duplicates=output["duplicates"],
         )
     except (MdChunkError, OSError) as error:
         raise _fail(error) from error

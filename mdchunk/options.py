@@ -11,6 +11,9 @@ from mdchunk.errors import OptionError
 
 OverlapMode = Literal["metadata", "text"]
 OVERLAP_MODES: tuple[str, ...] = ("metadata", "text")
+BoundedField = Literal["embedText", "originalText"]
+BOUNDED_FIELDS: tuple[str, ...] = ("embedText", "originalText")
+"""The record fields `max_tokens` may bound (`max_tokens_bounds`)."""
 
 #: Placeholders the embed template may use, with what they stand for.
 EMBED_FIELDS: Mapping[str, str] = {
@@ -116,6 +119,10 @@ class ChunkOptions:
     """tiktoken encoding used for every token count."""
     embed_template: str = DEFAULT_EMBED_TEMPLATE
     """Template of embedText: {text}, {context}, {title}, {breadcrumb}, {section}, {url}."""
+    max_tokens_bounds: BoundedField = "embedText"
+    """The text `max_tokens` bounds: `embedText` (what an embedding model reads: the context
+    line counts in the budget) or `originalText` (the chunk's text alone, the context line on
+    top), for pipelines that embed originalText."""
     preset: str | None = None
     """A name from `PRESETS`; the options it sets are defaults that explicit options override."""
     adaptive_sizing: AdaptiveSizing | None = None
@@ -166,6 +173,11 @@ class ChunkOptions:
             raise OptionError(
                 "overlap_mode",
                 f"must be one of {', '.join(OVERLAP_MODES)}, got {self.overlap_mode!r}",
+            )
+        if self.max_tokens_bounds not in BOUNDED_FIELDS:
+            raise OptionError(
+                "max_tokens_bounds",
+                f"must be one of {', '.join(BOUNDED_FIELDS)}, got {self.max_tokens_bounds!r}",
             )
         check_encoding_name(self.encoding)
         check_embed_template(self.embed_template)

@@ -67,6 +67,7 @@ def native_record(chunk: Any) -> dict[str, Any]:
         "uuid": uuid5_text(identifier),
         "documentUuid": page_uuid5(parent),
         "sha256": text_sha256(chunk.text),
+        "duplicateOf": None,
         "schemaVersion": SCHEMA_VERSION,
         "metadata": {
             "sourceFile": chunk.source_file,

@@ -31,7 +31,7 @@ from mdchunk.outputs.outline import SiteOutline, folder_outline
 from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.outputs.twins import markdown_beside
-from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.builder import BuildSettings, DuplicateMode, IndexBuilder
 from mdchunk.sources import split_front_matter
 
 log = logging.getLogger(__name__)
@@ -89,6 +89,7 @@ def chunk_site(
     pagefind: PagefindSettings | None = None,
     pagefind_filters: Sequence[str] = (),
     llms: LlmsOptions | None = None,
+    duplicates: DuplicateMode = "mark",
 ) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
@@ -109,6 +110,8 @@ def chunk_site(
             page does.
         pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
         llms: The agent outputs to write (None: none); `llms.txt` follows the site's folders.
+        duplicates: Duplicate chunks: `mark`ed in the native index, also left out of the
+            embedding formats (`drop`), or not looked for (`off`).
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
@@ -126,7 +129,7 @@ def chunk_site(
                                                pagefind_filters=tuple(pagefind_filters)),
         index=output, site_url=site_url or "", write_markdown=write_markdown,
         workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer,
-        pagefind=pagefind or PagefindSettings(), llms=llms)
+        pagefind=pagefind or PagefindSettings(), llms=llms, duplicates=duplicates)
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
     try:

@@ -7,9 +7,13 @@ Every problem names the chunk it is about. Checks by profile:
   prevId/nextId linking the chunks in order; `totalChars == charEnd - charStart`; `sha256` of
   `originalText`; with the pages' `.md` files beside the index, the offsets inside the page and
   `originalText == page_markdown[charStart:charEnd]`; with a token counter, exact token counts.
-- `hepilot`: seed 003's JSON Schema (with `jsonschema` when installed), unique `chunk_id`s,
-  chunk_index 0..n-1 and total_chunks per document.
+- `hepilot`: seed 003's JSON Schema (with `jsonschema` when installed), unique `chunk_id`s;
+  per document one total_chunks, and distinct chunk_index values in 0..total_chunks-1, all of
+  them unless some chunks were left out as duplicates (`duplicates: drop`: then in order).
 - `semantic` / `flat`: seed 001's models' own validation, unique `uuid`s.
+- `sections` (`sections.jsonl`): unique ids; every `parentId` names a section of the same page
+  listed before it (so the sections form a tree); no chunk id in two sections; with the pages'
+  `.md` files beside the index, `text == page_markdown[charStart:charEnd]`.
 - other profiles: records must be JSON objects.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +36,7 @@ PROFILE_SUFFIXES: Mapping[str, str] = {
     ".flat.jsonl": "flat",
     ".markdown_chunker.jsonl": "markdown_chunker",
     ".adr.jsonl": "adr",
+    "sections.jsonl": "sections",
     "docsearch.json": "docsearch",
     ".sqlite": "native",
     ".jsonl": "native",
@@ -90,6 +96,8 @@ def validate_records(records: Sequence[Any], profile: str, *, markdown_dir: Path
         return _hepilot(records)
     if profile in ("semantic", "flat"):
         return _semantic(records, profile)
+    if profile == "sections":
+        return _sections(records, markdown_dir)
     return []
 
 
@@ -226,16 +234,28 @@ def _hepilot(records: Sequence[dict[str, Any]]) -> list[Problem]:
         seen.add(name)
         documents.setdefault(str(record.get("document_id")), []).append(record)
     for document, chunks in documents.items():
-        indexes = sorted(record.get("chunk_index") for record in chunks
-                         if isinstance(record.get("chunk_index"), int))
-        if indexes != list(range(len(chunks))):
-            problems.append(Problem(document, f"chunk_index values are {indexes}, expected "
-                                              f"0..{len(chunks) - 1}"))
-        for record in chunks:
-            if record.get("total_chunks") != len(chunks):
-                problems.append(Problem(str(record.get("chunk_id")),
-                                        f"total_chunks is {record.get('total_chunks')}, the "
-                                        f"document has {len(chunks)} chunks"))
+        problems.extend(_hepilot_document(document, chunks))
+    return problems
+
+
+def _hepilot_document(document: str, chunks: Sequence[dict[str, Any]]) -> list[Problem]:
+    """One total_chunks (the most common; each chunk that says otherwise is named), and
+    chunk_index values that are distinct, in order and below it; all of 0..total_chunks-1
+    unless chunks were left out (duplicates dropped)."""
+    totals = Counter(record.get("total_chunks") for record in chunks)
+    total = totals.most_common(1)[0][0]
+    problems = [Problem(str(record.get("chunk_id")),
+                        f"total_chunks is {record.get('total_chunks')}, the document's other "
+                        f"chunks say {total}")
+                for record in chunks if record.get("total_chunks") != total]
+    if not isinstance(total, int) or total < len(chunks):
+        return [*problems, Problem(document, f"total_chunks is {total}, the document has "
+                                             f"{len(chunks)} chunks")]
+    indexes = [record.get("chunk_index") for record in chunks]
+    if (not all(isinstance(index, int) and 0 <= index < total for index in indexes)
+            or indexes != sorted(set(indexes))):
+        problems.append(Problem(document, f"chunk_index values are {indexes}, expected "
+                                          f"distinct values in order within 0..{total - 1}"))
     return problems
 
 
@@ -255,3 +275,46 @@ def _semantic(records: Sequence[dict[str, Any]], profile: str) -> list[Problem]:
             problems.append(Problem(name, "duplicate uuid"))
         seen.add(name)
     return problems
+
+
+def _sections(records: Sequence[dict[str, Any]], markdown_dir: Path | None) -> list[Problem]:
+    """Unique ids, parents listed before their children on the same page, each chunk in one
+    section, and each section's text at its offsets in its page's `.md` file (when there)."""
+    problems: list[Problem] = []
+    pages: dict[str, str] = {}  # section id: its pageId
+    owners: dict[str, str] = {}  # chunk id: its section
+    texts: dict[Path, str | None] = {}  # a page's .md file: its text (None: not there)
+    for number, record in enumerate(records, start=1):
+        name = str(record.get("id") or f"record {number}")
+        if name in pages:
+            problems.append(Problem(name, "duplicate id"))
+        parent = record.get("parentId")
+        if parent is not None and pages.get(parent) != record.get("pageId"):
+            problems.append(Problem(name, f"parentId {parent!r} is no section of its page "
+                                          "listed before it"))
+        pages[name] = str(record.get("pageId"))
+        for chunk in record.get("chunkIds") or []:
+            if chunk in owners:
+                problems.append(Problem(name, f"chunk {chunk} is also in {owners[chunk]}"))
+            owners[chunk] = name
+        problems.extend(_section_text(name, record, markdown_dir, texts))
+    return problems
+
+
+def _section_text(name: str, record: dict[str, Any], markdown_dir: Path | None,
+                  texts: dict[Path, str | None]) -> list[Problem]:
+    """`text == page_markdown[charStart:charEnd]`, when the page's .md file is there (`texts`
+    keeps each page's text once read)."""
+    if markdown_dir is None or not isinstance(record.get("pageUrl"), str):
+        return []
+    page = markdown_dir / page_markdown_path(record["pageUrl"])
+    if page not in texts:
+        texts[page] = page.read_text(encoding="utf-8") if page.is_file() else None
+    offsets = record.get("charOffsets") or {}
+    start, end = offsets.get("charStart"), offsets.get("charEnd")
+    text = texts[page]
+    if text is None or not (isinstance(start, int) and isinstance(end, int)):
+        return []
+    if text[start:end] != record.get("text"):
+        return [Problem(name, f"text is not the page text at charOffsets {start}..{end}")]
+    return []

@@ -200,19 +200,32 @@ def check_anchors(records: list[dict[str, Any]], page: lxml.html.HtmlElement) ->
         )
 
 
+ATOMIC_REASONS = {"code_block_integrity", "table_integrity", "equation_integrity",
+                  "block_integrity"}
+
+
 def check_tokens(record: dict[str, Any], max_tokens: int) -> None:
-    """Exact token counts; nothing above max_tokens unless flagged with a reason."""
+    """Exact token counts; nothing above max_tokens unless flagged with a reason. The budget
+    bounds what `max_tokens_bounds` names: embedText by default (the context line counts), or
+    originalText alone."""
     stats = record["tokenStats"]
     assert stats["tokens"] == count_tokens(record["originalText"]), record["id"]
     assert stats["embedTokens"] == count_tokens(record["embedText"]), record["id"]
+    bounds = record["metadata"]["chunkingOptions"].get("max_tokens_bounds", "embedText")
+    bounded = stats["embedTokens"] if bounds == "embedText" else stats["tokens"]
     flags = record["flags"]
-    if stats["tokens"] > max_tokens:
-        assert flags["allowOversize"], f"{record['id']}: {stats['tokens']} > {max_tokens}"
-        assert flags["oversizeReason"] in {
-            "code_block_integrity", "table_integrity", "equation_integrity", "block_integrity"
-        }
+    if bounded > max_tokens:
+        assert flags["allowOversize"], f"{record['id']}: {bounds} {bounded} > {max_tokens}"
+        if flags["oversizeReason"] == "context_integrity":
+            # Only a context line that would take more than half the budget lets a chunk
+            # without an atomic block exceed it; the text then holds at most the other half.
+            assert stats["embedTokens"] - stats["tokens"] > max_tokens // 2, record["id"]
+            assert stats["tokens"] <= max_tokens - max_tokens // 2, record["id"]
+        else:
+            assert flags["oversizeReason"] in ATOMIC_REASONS, record["id"]
     else:
         assert not flags["allowOversize"]
+        assert stats["tokens"] <= max_tokens, record["id"]
 
 
 def _xpath_literal(value: str) -> str:

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
+from mdchunk.options import BOUNDED_FIELDS
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,
@@ -113,6 +114,60 @@ def test_generated_pages_keep_every_invariant(text: str, options: dict[str, int]
     _check_item_boundaries(result, render(text), options["max_tokens"])
 
 
+TEMPLATES = st.sampled_from(["{context}\n\n{text}", "{text}", "[{breadcrumb}] {url}\n{text}",
+                             "{text}\n\n({context})", "{section}: {text}"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=DOCUMENT, max_tokens=st.integers(24, 400), template=TEMPLATES,
+       bounds=st.sampled_from(BOUNDED_FIELDS))
+def test_the_budget_bounds_what_is_embedded(text: str, max_tokens: int, template: str,
+                                            bounds: str) -> None:
+    """`max_tokens_bounds: embedText` (the default): every chunk's embedText, whatever the
+    template, fits max_tokens unless it is flagged (an atomic block, or a context line over
+    half the budget). `originalText`: the text alone fits, and the chunks are those of a
+    template that adds nothing."""
+    result = chunk(text, max_tokens=max_tokens, min_tokens=max_tokens // 10,
+                   embed_template=template, max_tokens_bounds=bounds)
+    check_page(result, max_tokens)
+    for c in result.chunks:
+        bounded = c.embed_tokens if bounds == "embedText" else c.tokens
+        assert bounded <= max_tokens or c.flags.allow_oversize
+    if bounds == "originalText":
+        alone = chunk(text, max_tokens=max_tokens, min_tokens=max_tokens // 10,
+                      embed_template="{text}")
+        assert spans(result) == spans(alone)
+
+
+def spans(result: PageChunks) -> list[tuple[int, int]]:
+    return [(c.char_start, c.char_end) for c in result.chunks]
+
+
+def test_the_context_line_counts_in_the_budget_by_default() -> None:
+    words = " ".join(f"word{i}" for i in range(400))  # (no sentence end: cut between words)
+    text = (f"# Guide\n\nIntro of the guide, long enough to stand as a chunk.\n\n"
+            f"## Install\n\n{words}")
+    embedded = chunk(text, max_tokens=100, min_tokens=0)
+    original = chunk(text, max_tokens=100, min_tokens=0, max_tokens_bounds="originalText")
+    assert max(c.embed_tokens for c in embedded.chunks) <= 100
+    assert max(c.embed_tokens for c in original.chunks) > 100  # the context line on top
+    assert max(c.tokens for c in original.chunks) <= 100
+    assert embedded.chunks[1].as_native()["metadata"]["chunkingOptions"][
+        "max_tokens_bounds"] == "embedText"
+
+
+def test_a_context_line_over_half_the_budget_keeps_half_and_is_flagged() -> None:
+    title = " ".join(["alpha"] * 12)
+    text = f"# {title}\n\n## {title}\n\n### {title}\n\n{LONG}"
+    result = chunk(text, max_tokens=64, min_tokens=0, split_level=3)
+    deep = [c for c in result.chunks if len(c.header_path) == 3]
+    assert deep and all(c.embed_tokens - c.tokens > 32 for c in deep)  # the context line
+    assert all(c.tokens <= 32 for c in deep)
+    flagged = [c for c in result.chunks if c.flags.allow_oversize]
+    assert flagged and all(c.flags.oversize_reason == "context_integrity" for c in flagged)
+    check_page(result, 64)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=DOCUMENT, overlap=st.integers(1, 12), mode=st.sampled_from(["metadata", "text"]))
 def test_overlap_keeps_every_invariant(text: str, overlap: int, mode: str) -> None:
@@ -150,7 +205,9 @@ def _ids(html: str) -> set[str]:
 
 
 def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> None:
-    """A chunk may start or end inside a list item or a heading only when it is too large."""
+    """A chunk may start or end inside a list item or a heading only when it is too large for
+    the text budget of the chunk that cuts it: max_tokens less the tokens its embed template
+    adds (at most half of max_tokens)."""
     from mdchunk import parse_html
 
     parsed = parse_html(html, page_url=result.url, site_url="https://example.org/")
@@ -161,9 +218,11 @@ def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> No
         # (a chunk that starts with a nested item holds its indentation too)
         line = parsed.markdown.rfind("\n", 0, block.start) + 1
         start = line if not parsed.markdown[line:block.start].strip(" ") else block.start
-        if count_tokens(parsed.markdown[start:block.end]) > max_tokens:
-            continue
+        size = count_tokens(parsed.markdown[start:block.end])
         for c in result.chunks:
+            budget = max_tokens - min(c.embed_tokens - c.tokens, max_tokens // 2)
+            if size > budget:
+                continue
             for offset in (c.char_start, c.char_end):
                 assert not block.start < offset < block.end, (c.id, block)
 
@@ -304,7 +363,8 @@ def test_presets_fill_options_that_are_not_set() -> None:
 
 
 def test_adr_preset_overlaps_only_parts_of_a_split_section() -> None:
-    text = f"# Doc\n\n## A\n\n{LONG} {LONG} {LONG}\n\n## B\n\nShort section of text."
+    # (A in three parts or more: the page title may join its first part, in its own section)
+    text = f"# Doc\n\n## A\n\n{LONG} {LONG} {LONG} {LONG}\n\n## B\n\nShort section of text."
     result = chunk(text, preset="adr")
     overlapped = [c for c in result.chunks if c.flags.has_overlap_previous]
     assert overlapped and all(c.header_path[-1] == "A" for c in overlapped)

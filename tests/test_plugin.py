@@ -403,3 +403,35 @@ def test_no_timing_work_shows_without_debug(make_site: SiteBuilder,
     messages = [r.getMessage() for r in caplog.records if r.name == "mkdocs.plugins.mdchunk"]
     assert any("1 page, 1 chunk " in m for m in messages), messages
     assert not any("chunked" in m or "slowest" in m for m in messages), messages
+
+
+def _deep_page() -> str:
+    """A page whose sections sit three headings deep, with long bodies: its chunks fill the
+    budget, and their context lines are long."""
+    body = " ".join(f"Sentence {i} says how the agent flushes its buffer to the sink."
+                    for i in range(60))
+    parts = ["# Configuration reference for the agent"]
+    for section in ("Pipelines and their stages", "Sinks and their delivery guarantees"):
+        parts.append(f"## {section}")
+        for sub in ("Options that tune the batching", "Options that tune the retries"):
+            parts += [f"### {sub}", body]
+    return "\n\n".join(parts) + "\n"
+
+
+def test_embed_text_fits_max_tokens_on_a_built_site(make_site: SiteBuilder) -> None:
+    """The default budget bounds embedText (context line + text); `max_tokens_bounds:
+    originalText` bounds the text alone, and the context line then goes over."""
+    pages = {"index.md": "# Home\n\nWelcome.\n", "reference.md": _deep_page()}
+    site = make_site(pages, plugin={"max_tokens": 128, "split_level": 3})
+    index = Index.load(site)
+    check_index(index, max_tokens=128)
+    deep = [r for r in index.records if len(r["headerPath"]) == 3]
+    assert deep and all(r["tokenStats"]["embedTokens"] <= 128 for r in deep)
+    assert max(r["tokenStats"]["embedTokens"] for r in deep) > 120  # the budget is used
+
+    site = make_site(pages, plugin={"max_tokens": 128, "split_level": 3,
+                                    "max_tokens_bounds": "originalText"})
+    index = Index.load(site)
+    check_index(index, max_tokens=128)
+    assert all(r["tokenStats"]["tokens"] <= 128 for r in index.records)
+    assert any(r["tokenStats"]["embedTokens"] > 128 for r in index.records)

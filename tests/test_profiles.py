@@ -760,7 +760,8 @@ def test_every_profile_agrees_with_native(example_pages: tuple[Path, list[PageCh
 TARGETS = {"native": "chunks.jsonl", "files": "chunks", "hepilot": "chunks.hepilot.jsonl",
            "semantic": "chunks.semantic.jsonl", "flat": "chunks.flat.jsonl",
            "markdown_chunker": "chunks.markdown_chunker.jsonl", "adr": "chunks.adr.jsonl",
-           "docsearch": "docsearch.json", "sqlite": "chunks.sqlite", "pagefind": "pagefind"}
+           "docsearch": "docsearch.json", "sqlite": "chunks.sqlite", "pagefind": "pagefind",
+           "sections": "sections.jsonl"}
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -795,6 +796,9 @@ def test_write_profiles_writes_every_format(example_pages: tuple[Path, list[Page
 
             native = [c.as_native() for page in pages for c in page.chunks]
             assert read_sqlite(path) == json.loads(json.dumps(native))
+        elif name == "sections":
+            lines = path.read_text(encoding="utf-8").splitlines()
+            assert len(lines) == sum(len(page.sections) for page in pages)
         else:
             lines = path.read_text(encoding="utf-8").splitlines()
             assert len(lines) == total

@@ -133,14 +133,14 @@ def test_every_format_parallel_equals_serial(tmp_path: Path, reproducible: None)
     many = {f"p{i}.rst": f"P {i}\n{'=' * (2 + len(str(i)))}\n\n{'Text here. ' * 30}\n"
             for i in range(20)}
     formats = ["native", "files", "hepilot", "semantic", "flat", "markdown_chunker", "adr",
-               "docsearch"]
+               "docsearch", "sections"]
     source = make_project(tmp_path, {**PAGES, **many},
                           CONF + f"mdchunk_formats = {formats!r}\n")
     assert sphinx_build(source, tmp_path / "one", "-b", "html", "-j", "1")[0] == 0
     assert sphinx_build(source, tmp_path / "two", "-b", "html", "-j", "2")[0] == 0
     names = ["chunks.jsonl", "chunks.hepilot.jsonl", "chunks.semantic.jsonl",
              "chunks.flat.jsonl", "chunks.markdown_chunker.jsonl", "chunks.adr.jsonl",
-             "docsearch.json"]
+             "docsearch.json", "sections.jsonl"]
     for name in names:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     one = sorted(p.name for p in (tmp_path / "one" / "chunks").iterdir())

@@ -13,9 +13,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mdchunk.chunk import PageChunks
-from mdchunk.chunking.describe import ChunkBuilder, DescribeSettings
+from mdchunk.chunking.describe import ChunkBuilder, DescribeSettings, clean_page
+from mdchunk.chunking.embed import EmbedTemplate
 from mdchunk.chunking.overlap import text_overlap_starts
 from mdchunk.chunking.packing import Packer
+from mdchunk.chunking.sections import page_sections
 from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
@@ -66,9 +68,12 @@ class Chunker:
         with timer.stage("convert"):
             parsed = convert_tree(tree, page_url=page.url, site_url=self.site_url)
             del tree
+        described = clean_page(page)
+        embed = EmbedTemplate(self.options.embed_template, title=described.title,
+                              page_url=described.url, count=self.count)
         with timer.stage("pack"):
             root = build_tree(parsed)
-            packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks)
+            packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks, embed)
             pieces = packer.pack(root)
             spans = [piece.start for piece in pieces]
             if self.options.overlap_mode == "text" and self.options.overlap_tokens:
@@ -80,12 +85,13 @@ class Chunker:
                                         self.processed_at, self._options_dict)
             # (`_plain` recurses: in Python, too deep a front matter raises RecursionError,
             # where compiled code would overflow the C stack)
-            builder = ChunkBuilder(settings, page, parsed, elapsed, packer.tokens,
-                                   meta=_plain(dict(page.meta)))
+            builder = ChunkBuilder(settings, described, parsed, elapsed, packer.tokens,
+                                   embed=embed, meta=_plain(dict(page.meta)))
             chunks = tuple(
                 builder.chunk(number, len(pieces), piece, spans, pieces)
                 for number, piece in enumerate(pieces)
             )
+            sections = page_sections(root, pieces, packer.tokens) if pieces else ()
         warnings = _warnings(root)
         return PageChunks(
             source_path=page.source_path,
@@ -95,6 +101,7 @@ class Chunker:
             warnings=warnings,
             notes=_notes(root),
             timings=timer.since(before),
+            sections=sections,
         )
 
 

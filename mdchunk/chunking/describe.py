@@ -11,8 +11,9 @@ from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.chunk import Chunk, Features, Flags
+from mdchunk.chunking.embed import EmbedTemplate, section_slug
 from mdchunk.chunking.overlap import head, tail
-from mdchunk.chunking.packing import Piece
+from mdchunk.chunking.packing import CONTEXT_INTEGRITY, Piece
 from mdchunk.model import Block, PageInput, ParsedPage
 from mdchunk.options import ChunkOptions
 from mdchunk.tokens import TokenCounter
@@ -39,18 +40,13 @@ class ChunkBuilder:
 
     def __init__(self, settings: DescribeSettings, page: PageInput, parsed: ParsedPage,
                  elapsed: float, span_tokens: Callable[[int, int], int], *,
-                 meta: dict[str, Any]) -> None:
+                 embed: EmbedTemplate, meta: dict[str, Any]) -> None:
         self.settings = settings
         self.options = settings.options
         self.count = settings.count
         self.span_tokens = span_tokens  # exact count of markdown[start:end], run sums reused
-        # The title comes from the engine, not through the HTML parser: the same cleaning
-        # (no C0 controls or DEL, no lone surrogates), so it cannot carry a NUL into the JSON.
-        # Paths from the file system may hold undecodable bytes (lone surrogates in Python):
-        # written as `\xNN` escapes, so ids stay unique and every output is valid UTF-8.
-        self.page = dataclasses.replace(page, title=_clean_text(page.title),
-                                        source_path=_escaped(page.source_path),
-                                        url=_escaped(page.url))
+        self.embed = embed
+        self.page = page  # (`clean_page`'s)
         self.doc_name = self.page.doc_name
         self.text = parsed.markdown
         self.blocks = parsed.blocks
@@ -69,18 +65,9 @@ class ChunkBuilder:
         text = self.text[start:end]
         path = piece.section.path
         header_path = tuple(heading.title for heading in path)
-        section_slug = next((heading.anchor for heading in reversed(path) if heading.anchor), "")
         tokens = self.span_tokens(start, end)
-        context = _context(self.page.title, header_path)
-        url = f"{self.page.url}#{section_slug}" if section_slug else self.page.url
-        embed_text = self.options.embed_template.format(
-            text=text,
-            context=context,
-            title=self.page.title,
-            breadcrumb=" > ".join(header_path),
-            section=header_path[-1] if header_path else self.page.title,
-            url=url,
-        )
+        embed_text = self.embed.render(path, text)
+        embed_tokens = self.embed.tokens(path, text, tokens)
         overlap = self.options.overlap_tokens
         metadata_overlap = self.options.overlap_mode == "metadata" and overlap > 0
         previous_content = next_content = None
@@ -101,9 +88,10 @@ class ChunkBuilder:
             and not piece.oversize_reason
             and _structurally_weak(text, headings)
         )
+        oversize_reason = self._oversize_reason(piece, tokens, embed_tokens)
         flags = Flags(
-            allow_oversize=bool(piece.oversize_reason) and tokens > piece.size,
-            oversize_reason=(piece.oversize_reason or None) if tokens > piece.size else None,
+            allow_oversize=oversize_reason is not None,
+            oversize_reason=oversize_reason,
             small_chunk=small,
             small_chunk_reason="cannot_merge" if small else None,
             forced_split=piece.forced_split,
@@ -121,7 +109,7 @@ class ChunkBuilder:
             header_path=header_path,
             header_depths=tuple(heading.level for heading in path),
             header_slugs=tuple(heading.anchor for heading in path),
-            section_slug=section_slug,
+            section_slug=section_slug(path),
             sub_headers=tuple(
                 b.title for b in top if b.kind == "heading" and b.start > piece.start
             ),
@@ -132,7 +120,7 @@ class ChunkBuilder:
             start_line=self._line(start),
             end_line=self._line(end),
             tokens=tokens,
-            embed_tokens=self._embed_tokens(embed_text, text, tokens),
+            embed_tokens=embed_tokens,
             block_types=tuple(dict.fromkeys(map(_KIND, top))),
             features=self._features(start, end, enclosing, headings),
             flags=flags,
@@ -174,22 +162,15 @@ class ChunkBuilder:
         self.line_cursor = (offset, line)
         return line
 
-    def _embed_tokens(self, embed_text: str, text: str, tokens: int) -> int:
-        """Exact tokens of the embed text, without counting the chunk's text again.
-
-        tiktoken cuts text into pieces by a regex before BPE. A piece that reaches a line end
-        ends there when a non-space character follows, so when the template puts `{text}` last
-        and right after a newline (the default), the embed text counts as its prefix plus the
-        text. Any other template is counted whole.
-        """
-        prefix = embed_text[: len(embed_text) - len(text)]
-        if not embed_text.endswith(text) or not text or text[0].isspace():
-            return self.count(embed_text)
-        if not prefix:
-            return tokens
-        if prefix.endswith(("\n", "\r")):
-            return self.count(prefix) + tokens
-        return self.count(embed_text)
+    def _oversize_reason(self, piece: Piece, tokens: int, embed_tokens: int) -> str | None:
+        """Why the chunk exceeds its budget (None when it does not): an atomic block larger
+        than the budget, or a context line that took more than half of it (`Piece`). The
+        budget bounds `embedText` or `originalText`, as `max_tokens_bounds` says."""
+        bounded = embed_tokens if self.options.max_tokens_bounds == "embedText" else tokens
+        if bounded <= piece.size:
+            return None
+        reason = piece.oversize_reason or (CONTEXT_INTEGRITY if piece.context_capped else "")
+        return reason or None
 
     def _features(self, start: int, end: int, enclosing: list[Block],
                   headings: list[Block]) -> Features:
@@ -340,6 +321,16 @@ def _clean_text(text: str) -> str:
     return _CONTROLS.sub("", text)
 
 
+def clean_page(page: PageInput) -> PageInput:
+    """The page facts as the records hold them. The title comes from the engine, not through
+    the HTML parser: the same cleaning (no C0 controls or DEL, no lone surrogates), so it cannot
+    carry a NUL into the JSON. Paths from the file system may hold undecodable bytes (lone
+    surrogates in Python): written as `\\xNN` escapes, so ids stay unique and every output is
+    valid UTF-8."""
+    return dataclasses.replace(page, title=_clean_text(page.title),
+                               source_path=_escaped(page.source_path), url=_escaped(page.url))
+
+
 def _escaped(text: str) -> str:
     """`text` with lone surrogates as backslash escapes of their bytes (unchanged otherwise)."""
     try:
@@ -351,14 +342,6 @@ def _escaped(text: str) -> str:
             data = text.encode("utf-8", "surrogatepass")
         return data.decode("utf-8", "backslashreplace")
     return text
-
-
-def _context(title: str, header_path: tuple[str, ...]) -> str:
-    """Page title and breadcrumb joined with ' > ', without repeating the title."""
-    parts = list(header_path)
-    if title and (not parts or parts[0] != title):
-        parts.insert(0, title)
-    return " > ".join(parts)
 
 
 def _structurally_weak(text: str, headings: list[Block]) -> bool:

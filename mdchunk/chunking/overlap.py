@@ -26,7 +26,8 @@ _WORD_END = re.compile(r"\S(?=\s)")
 def text_overlap_starts(parsed: ParsedPage, pieces: Sequence[Piece], count: TokenCounter,
                         overlap_tokens: int) -> list[int]:
     """The start offset of each chunk's text: its piece's start, or earlier where the tail of
-    the previous piece of the same section fits `overlap_tokens` and the chunk its budget."""
+    the previous piece of the same section fits `overlap_tokens` and the chunk its budget (less
+    what the embed template takes, `Piece.reserve`)."""
     starts = [piece.start for piece in pieces]
     atomic = [(block.start, block.end) for block in parsed.walk() if block.atomic]
     text = parsed.markdown
@@ -41,7 +42,7 @@ def text_overlap_starts(parsed: ParsedPage, pieces: Sequence[Piece], count: Toke
         def fits(start: int, tail_end: int = previous.end, piece: Piece = piece) -> bool:
             # Both counts only shrink as the start moves right: a binary search finds the first.
             return (count(text[start:tail_end]) <= overlap_tokens
-                    and count(text[start:piece.end]) <= piece.size)
+                    and count(text[start:piece.end]) <= piece.size - piece.reserve)
 
         start = first_true(candidates, fits)
         if start is not None:

@@ -5,6 +5,12 @@ Every piece is a span of the page Markdown; the only places a span may end are b
 Code blocks, tables and display math have no such places: one larger than the budget becomes a
 piece of its own, flagged with the reason.
 
+The budget bounds what is embedded (`max_tokens_bounds: embedText`, the default): a chunk of a
+section holds at most the budget minus the tokens the embed template adds for that section (its
+context line, `EmbedCost`). A context line larger than half the budget reserves half of it: the
+text keeps the other half, and a chunk that then exceeds the budget is flagged
+`context_integrity`.
+
 Token counts: each block is counted once and the counts are summed to decide what fits (a sum
 of parts is never smaller than the count of their concatenation in practice, since the BPE
 pre-tokenizer splits at block separators). Every final piece is then counted exactly; should
@@ -17,6 +23,7 @@ import dataclasses
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 from mdchunk.chunking.adaptive import complexity
 from mdchunk.chunking.tree import Section
@@ -36,6 +43,22 @@ _WORD_GAP = re.compile(r"\s+")
 _MARKUP = re.compile(r"(?:[ \n>]|[-+*:] |\d{1,9}[.)] )*")
 # Inline code spans and inline equations: a sentence end inside them is not one.
 _INLINE_ATOM = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)|\$[^$\n]+\$", re.S)
+CONTEXT_INTEGRITY = "context_integrity"
+"""The oversize reason of a chunk over its budget because its context line took more than half
+of the budget (the text kept the other half)."""
+MARGIN_ROUNDS = 3
+"""Times a page is packed again when a template's cost, counted apart from the text, fell short
+of a chunk's exact embed count (never for the default template, whose counts add up)."""
+
+
+class EmbedCost(Protocol):
+    """What packing needs of the embed template (`mdchunk.chunking.embed.EmbedTemplate`)."""
+
+    def cost(self, path: Sequence[Block]) -> int:
+        """Tokens the template adds to a chunk of the section of heading `path`."""
+
+    def tokens(self, path: Sequence[Block], text: str, text_tokens: int) -> int:
+        """The exact count of the embed text of a chunk with `text` in the section `path`."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -54,6 +77,11 @@ class Piece:
     """The chunk's token budget: max_tokens, or its section's adaptive size."""
     adaptive: tuple[float, float] | None = None
     """With adaptive sizing: the section's complexity and scale factor."""
+    reserve: int = 0
+    """Tokens of the budget left for what the embed template adds (0: the budget bounds the
+    text alone)."""
+    context_capped: bool = False
+    """True when the template would take more than half the budget, and `reserve` is half."""
 
     @property
     def preamble(self) -> bool:
@@ -65,20 +93,45 @@ class Packer:
     """Cuts one page into pieces; see the module docstring."""
 
     def __init__(self, markdown: str, counter: TokenCounter, options: ChunkOptions,
-                 blocks: Sequence[Block] = ()) -> None:
+                 blocks: Sequence[Block] = (), embed: EmbedCost | None = None) -> None:
         self.text = markdown
         self.count = counter
         self.runs = _BlockRuns(markdown, blocks, counter)
         self.options = options
+        self.embed = embed if options.max_tokens_bounds == "embedText" else None
+        """The template whose cost the budget holds (None: the budget bounds the text)."""
         self.size = options.max_tokens  # the budget of the section being packed
         self.adaptive: tuple[float, float] | None = None
+        self.reserve, self.capped = 0, False  # what the template takes in that section
         self.budget = options.packing_budget()
+        self.margins: dict[Section, int] = {}  # tokens a template's cost fell short by
         self.exact = False  # count every candidate exactly (the second, careful pass)
 
     def _piece(self, start: int, end: int, section: Section, *, oversize_reason: str = "",
                forced_split: bool = False) -> Piece:
         return Piece(start, end, section, oversize_reason=oversize_reason,
-                     forced_split=forced_split, size=self.size, adaptive=self.adaptive)
+                     forced_split=forced_split, size=self.size, adaptive=self.adaptive,
+                     reserve=self.reserve, context_capped=self.capped)
+
+    def _reserve(self, section: Section, size: int) -> tuple[int, bool]:
+        """Tokens of a budget of `size` kept for the embed template in `section`, and whether
+        they were capped at half of it."""
+        if self.embed is None:
+            return 0, False
+        wanted = self.embed.cost(section.path) + self.margins.get(section, 0)
+        half = self.options.packing_budget(size) // 2
+        return min(wanted, half), wanted > half
+
+    def _focus(self, section: Section) -> tuple[int, bool]:
+        """Set the budget of the chunks of `section`; return the reserve to restore."""
+        previous = (self.reserve, self.capped)
+        self.reserve, self.capped = self._reserve(section, self.size)
+        self.budget = self.options.packing_budget(self.size) - self.reserve
+        return previous
+
+    def _unfocus(self, previous: tuple[int, bool]) -> None:
+        self.reserve, self.capped = previous
+        self.budget = self.options.packing_budget(self.size) - self.reserve
 
     def _enter(self, section: Section, *, subsections: bool = True
                ) -> tuple[int, tuple[float, float] | None]:
@@ -91,12 +144,10 @@ class Packer:
             score = complexity(self.text, [block for part in parts for block in part.body])
             scale, self.size = sizing.size(score)
             self.adaptive = (score, scale)
-            self.budget = self.options.packing_budget(self.size)
         return previous
 
     def _leave(self, previous: tuple[int, tuple[float, float] | None]) -> None:
         self.size, self.adaptive = previous
-        self.budget = self.options.packing_budget(self.size)
 
     def tokens(self, start: int, end: int) -> int:
         """Exact number of tokens of `text[start:end]`."""
@@ -111,13 +162,23 @@ class Packer:
         if any(self._over_budget(piece) for piece in pieces):
             self.exact = True
             pieces = self._pack_all(root)
+        for _ in range(MARGIN_ROUNDS):
+            short = {piece.section: excess for piece in pieces
+                     if (excess := self._embed_excess(piece)) > 0}
+            if not short:
+                break
+            for section, excess in short.items():
+                self.margins[section] = self.margins.get(section, 0) + excess
+            pieces = self._pack_all(root)
         return pieces
 
     def _pack_all(self, root: Section) -> list[Piece]:
         pieces: list[Piece] = []
         if root.body:
             previous = self._enter(root, subsections=False)
+            focus = self._focus(root)
             pieces += self._split_units(root.body, root)
+            self._unfocus(focus)
             self._leave(previous)
         for child in root.children:
             pieces += self._pack_section(child)
@@ -134,6 +195,7 @@ class Packer:
         previous = None
         if starts_group:
             previous = self._enter(section)
+        focus = self._focus(section)
         keeps_whole = all(child.level > split_level for child in section.children)
         if keeps_whole and self._fits(section.start, section.end, self._estimate(section)):
             pieces = [self._piece(section.start, section.end, section)]
@@ -141,6 +203,7 @@ class Packer:
             pieces = self._split_units(section.body, section) if section.body else []
             for child in section.children:
                 pieces += self._pack_section(child)
+        self._unfocus(focus)
         if previous is not None:
             self._leave(previous)
         return pieces
@@ -310,14 +373,22 @@ class Packer:
                 and _is_within(following.section, piece.section)
                 and not following.oversize_reason
                 and self.tokens(piece.start, piece.end) < self.options.min_tokens
-                and self.tokens(piece.start, following.end) <= self._budget_of(following)
             ):
-                out.append(dataclasses.replace(following, start=piece.start, section=piece.section))
-                index += 2
-                continue
+                merged = self._retitled(following, piece)
+                if self.tokens(merged.start, merged.end) <= self._budget_of(merged):
+                    out.append(merged)
+                    index += 2
+                    continue
             out.append(piece)
             index += 1
         return out
+
+    def _retitled(self, following: Piece, title: Piece) -> Piece:
+        """`following` grown back to start with the page title `title`, in its section (whose
+        context line the chunk now has)."""
+        reserve, capped = self._reserve(title.section, following.size)
+        return dataclasses.replace(following, start=title.start, section=title.section,
+                                   reserve=reserve, context_capped=capped)
 
     def _merge_small(self, pieces: list[Piece]) -> list[Piece]:
         """Pieces under min_tokens join a neighbour of the same section (left first) if it fits."""
@@ -362,11 +433,22 @@ class Packer:
         return self.tokens(start, end) <= self.budget
 
     def _budget_of(self, piece: Piece) -> int:
-        return self.options.packing_budget(piece.size)
+        """Tokens the piece's text may hold."""
+        return self.options.packing_budget(piece.size) - piece.reserve
 
     def _over_budget(self, piece: Piece) -> bool:
         return not piece.oversize_reason and self.tokens(piece.start, piece.end) > (
             self._budget_of(piece))
+
+    def _embed_excess(self, piece: Piece) -> int:
+        """Tokens by which the piece's exact embed text exceeds its budget, where the reserve
+        for the template fell short (0 without a template to bound, for an oversize piece, or
+        where the reserve was capped)."""
+        if self.embed is None or piece.oversize_reason or piece.context_capped:
+            return 0
+        embedded = self.embed.tokens(piece.section.path, self.text[piece.start:piece.end],
+                                     self.tokens(piece.start, piece.end))
+        return embedded - self.options.packing_budget(piece.size)
 
     def _trim(self, piece: Piece) -> Piece | None:
         """The piece without whitespace at its edges, but for the indentation of its first line
@@ -554,6 +636,8 @@ def _joined(left: Piece, right: Piece) -> Piece:
         forced_split=left.forced_split or right.forced_split,
         size=left.size,
         adaptive=left.adaptive,
+        reserve=left.reserve,
+        context_capped=left.context_capped,
     )
 
 

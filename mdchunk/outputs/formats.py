@@ -41,7 +41,7 @@ def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | No
         if profile.layout == "files":
             records[name] = [{"path": file_path(c), "record": file_record(c)} for c in chunks]
         else:
-            records[name] = profile.records(chunks, settings)
+            records[name] = profile.records(page, settings)
     return records
 
 

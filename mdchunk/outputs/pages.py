@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk.chunking import PageChunks
+from mdchunk.duplicates import chunk_print
 from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
 from mdchunk.outputs.llms import page_facts
@@ -36,6 +37,8 @@ class OutputSettings:
     """Whether to keep what `llms.txt` needs of the page (`mdchunk.outputs.llms.page_facts`)."""
     directive: bool = False
     """Whether the page's Markdown twin opens with the note that points to `llms.txt`."""
+    duplicates: bool = False
+    """Whether to keep each chunk's print, for the duplicate marks (`mdchunk.duplicates`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -66,6 +69,10 @@ class PageOutput:
     agent: Mapping[str, Any] | None = None
     """What `llms.txt` needs of the page, when asked for and the page has text (see
     `mdchunk.outputs.llms.page_facts`); kept with the counts."""
+    prints: tuple[list[str], ...] = ()
+    """Each chunk's print for duplicate detection (`ChunkPrint.as_json`), in chunk order, when
+    asked for; kept with the counts, so that a build's finish finds duplicates without reading
+    the pages back."""
 
     def without_content(self) -> PageOutput:
         """This page as a build holds it once its content is on disk: its counts, warnings and
@@ -88,6 +95,8 @@ def page_output(result: PageChunks, settings: OutputSettings,
         inspector = page_data(result) if settings.inspector else None
         agent = page_facts(result, count=count, site_url=site_url, directive=settings.directive
                            ) if settings.agents and count is not None else None
+        prints = tuple(chunk_print(chunk.id, chunk.text).as_json() for chunk in result.chunks
+                       ) if settings.duplicates else ()
     timings = dict(result.timings)
     spent = timer.since(before)
     timings["records"] = spent["records"]
@@ -105,15 +114,19 @@ def page_output(result: PageChunks, settings: OutputSettings,
         inspector=inspector,
         timings=timings,
         agent=agent,
+        prints=prints,
     )
 
 
-def index_summary(pages: Sequence[PageOutput], written: Mapping[str, Path]) -> str:
-    """`64 pages, 3283 chunks (27 oversize, 3 small) written to ...`: what a build reports."""
+def index_summary(pages: Sequence[PageOutput], written: Mapping[str, Path], *,
+                  duplicates: int = 0) -> str:
+    """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`: what a
+    build reports (duplicates when there are any)."""
+    marked = f", {counted(duplicates, 'duplicate')}" if duplicates else ""
     return (f"{counted(sum(bool(page.chunks) for page in pages), 'page')}, "
             f"{counted(sum(page.chunks for page in pages), 'chunk')} "
             f"({sum(page.oversize for page in pages)} oversize, "
-            f"{sum(page.small for page in pages)} small) written to "
+            f"{sum(page.small for page in pages)} small{marked}) written to "
             + ", ".join(str(path) for path in written.values()))
 
 

@@ -31,7 +31,7 @@ from mdchunk._version import __version__
 from mdchunk.chunk import SCHEMA_VERSION
 
 #: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
-SQLITE_SCHEMA_VERSION = 1
+SQLITE_SCHEMA_VERSION = 2
 
 #: The native record's fields, in order; those in `JSON_COLUMNS` hold JSON text.
 COLUMNS: tuple[str, ...] = (
@@ -40,11 +40,11 @@ COLUMNS: tuple[str, ...] = (
     "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "subHeaders",
     "charOffsets", "lineRange", "tokenStats", "blockTypes", "features", "flags",
     "adaptiveSizing", "previousContent", "nextContent", "uuid", "documentUuid", "sha256",
-    "schemaVersion", "metadata",
+    "duplicateOf", "schemaVersion", "metadata",
 )
 JSON_COLUMNS = frozenset({
     "headerPath", "headerDepths", "headerSlugs", "subHeaders", "charOffsets", "lineRange",
-    "tokenStats", "blockTypes", "features", "flags", "adaptiveSizing", "metadata",
+    "tokenStats", "blockTypes", "features", "flags", "adaptiveSizing", "duplicateOf", "metadata",
 })
 _INTEGER_COLUMNS = frozenset({"chunkNumber", "totalChunks", "schemaVersion"})
 

@@ -15,13 +15,13 @@ They only make records: `mdchunk.outputs.formats` writes them.
 | `docsearch` | DocSearch / Typesense scraper records | `docsearch.json` (a JSON array) |
 | `sqlite` | the native records + an FTS5 index (`mdchunk.outputs.sqlite`) | `chunks.sqlite` |
 | `pagefind` | one Pagefind custom record per section (`mdchunk.outputs.pagefind`) | `pagefind/` |
+| `sections` | one record per section of the heading tree, with its chunks' ids | `sections.jsonl` |
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from mdchunk.chunk import Chunk
 from mdchunk.errors import OptionError
 from mdchunk.profiles.adr import adr_record, adr_records
 from mdchunk.profiles.base import ChunksLike, Profile, ProfileSettings, Record, chunks_of
@@ -44,6 +44,7 @@ from mdchunk.profiles.markdown_chunker import (
 )
 from mdchunk.profiles.native import native_records
 from mdchunk.profiles.pagefind import pagefind_records
+from mdchunk.profiles.sections import section_records
 from mdchunk.profiles.semantic import (
     ChunkMetrics,
     FeedbackMetrics,
@@ -87,13 +88,14 @@ __all__ = [
     "native_records",
     "pagefind_records",
     "plain_text",
+    "section_records",
     "semantic_chunks",
     "semantic_records",
     "to_flat",
     "to_semantic",
 ]
 
-_Records = Callable[[Sequence[Chunk], ProfileSettings], list[Record]]
+_Records = Callable[[ChunksLike, ProfileSettings], list[Record]]
 
 
 def _page_only(records: Callable[[ChunksLike], list[Record]]) -> _Records:
@@ -107,17 +109,18 @@ PROFILES: dict[str, Profile] = {
         Profile("native", "chunks.jsonl", "jsonl", _page_only(native_records),
                 "mdchunk's own record: seed 002's fields and every structural fact"),
         Profile("files", FOLDER, "files", _page_only(files_records),
-                "seed 002: one JSON file per chunk in chunks/"),
+                "seed 002: one JSON file per chunk in chunks/", embedding=True),
         Profile("hepilot", "chunks.hepilot.jsonl", "jsonl", _page_only(hepilot_records),
-                "seed 003: valid against its JSON Schema"),
+                "seed 003: valid against its JSON Schema", embedding=True),
         Profile("semantic", "chunks.semantic.jsonl", "jsonl", semantic_records,
-                "seed 001: SemanticChunk (nested)"),
+                "seed 001: SemanticChunk (nested)", embedding=True),
         Profile("flat", "chunks.flat.jsonl", "jsonl", flat_records,
-                "seed 001: FlatSemanticChunk (flat)"),
+                "seed 001: FlatSemanticChunk (flat)", embedding=True),
         Profile("markdown_chunker", "chunks.markdown_chunker.jsonl", "jsonl",
-                _page_only(markdown_chunker_records), "seed 000: structural chunker metadata"),
+                _page_only(markdown_chunker_records), "seed 000: structural chunker metadata",
+                embedding=True),
         Profile("adr", "chunks.adr.jsonl", "jsonl", _page_only(adr_records),
-                "seed 004: front matter metadata, ChromaDB-ready"),
+                "seed 004: front matter metadata, ChromaDB-ready", embedding=True),
         Profile("docsearch", "docsearch.json", "json", _page_only(docsearch_records),
                 "DocSearch / Typesense scraper records (one per chunk)"),
         Profile("sqlite", "chunks.sqlite", "sqlite",
@@ -125,6 +128,9 @@ PROFILES: dict[str, Profile] = {
                 "the native records in SQLite with an FTS5 (bm25) index over text and titles"),
         Profile("pagefind", "pagefind", "pagefind", pagefind_records,
                 "a Pagefind search bundle with one record per section, searchable on the site"),
+        Profile("sections", "sections.jsonl", "jsonl", _page_only(section_records),
+                "one record per section: its whole Markdown, breadcrumb, url, tokens, the ids "
+                "of its chunks and of its parent section (small-to-big retrieval)"),
     )
 }
 """Every output format by name."""

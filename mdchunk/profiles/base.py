@@ -39,10 +39,13 @@ class Profile:
     target: str
     """File (or folder, for the `files` layout) in the site folder."""
     layout: Layout
-    records: Callable[[Sequence[Chunk], ProfileSettings], list[Record]]
+    records: Callable[[ChunksLike, ProfileSettings], list[Record]]
     """The page's records, in chunk order."""
     description: str
     """One line for users: what the format is and which seed it follows."""
+    embedding: bool = False
+    """One record per chunk, for embedding pipelines and vector stores: the records that
+    `duplicates: drop` leaves out for duplicate chunks."""
 
 
 def chunks_of(page: ChunksLike) -> tuple[Chunk, ...]:

@@ -24,15 +24,17 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mdchunk._version import __version__
 from mdchunk.chunking import Chunker, PageInput, build_time
+from mdchunk.duplicates import ChunkPrint, Duplicate, find_duplicates
 from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.llms import ListedPage, LlmsOptions, write_agent_outputs
+from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind import PagefindSettings, pagefind_needed, write_search_page
 from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
@@ -43,6 +45,9 @@ from mdchunk.session.store import Listed, PageStore
 from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
 from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import counter_name, token_counter
+
+DuplicateMode = Literal["mark", "drop", "off"]
+DUPLICATE_MODES: tuple[str, ...] = ("mark", "drop", "off")
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -82,11 +87,16 @@ class BuildSettings:
     """Where the Pagefind bundle goes (format `pagefind`), and whether a search page does."""
     llms: LlmsOptions | None = None
     """The agent outputs to write (`llms.txt`, `llms-full`, Markdown twins); None: none."""
+    duplicates: DuplicateMode = "mark"
+    """Duplicate chunks: marked in the native index (`mark`), also left out of the embedding
+    formats (`drop`), or not looked for (`off`)."""
 
     def page_settings(self) -> OutputSettings:
-        """What to make of each page: `output`, and what the agent outputs need of it."""
+        """What to make of each page: `output`, and what the agent outputs and the duplicate
+        marks need of it."""
         return dataclasses.replace(self.output, agents=self.llms is not None,
-                                   directive=self.llms is not None and self.llms.directive)
+                                   directive=self.llms is not None and self.llms.directive,
+                                   duplicates=self.duplicates != "off")
 
     def fingerprint(self) -> str:
         """Everything besides the page that its records depend on: two builds with the same
@@ -111,10 +121,12 @@ class BuildSummary:
     """The search page over the Pagefind bundle, when it was asked for."""
     lacking: tuple[str, ...]
     """Pages of the site that are neither rendered nor found in the store."""
+    duplicates: Mapping[str, Duplicate] = dataclasses.field(default_factory=dict)
+    """The duplicate chunks of the index, by id (see `mdchunk.duplicates`)."""
 
     def describe(self) -> str:
-        """`64 pages, 3283 chunks (27 oversize, 3 small) written to ...`."""
-        return index_summary(self.pages, self.written)
+        """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`."""
+        return index_summary(self.pages, self.written, duplicates=len(self.duplicates))
 
 
 @dataclasses.dataclass
@@ -294,7 +306,8 @@ class IndexBuilder:
         sources = [source for source in order if source in self.pages]
         writing = StageTimer()
         with writing.stage("write"):
-            written = self._write_outputs(sources)
+            marks = self._find_duplicates(sources)
+            written = self._write_outputs(sources, marks)
             inspector = self._write_inspector(sources)
             search_page = self._write_search_page()
             written.update(self._write_agent_outputs(sources, outline or SiteOutline()))
@@ -306,7 +319,8 @@ class IndexBuilder:
                        self.store.folder, build.from_store, build.written, removed,
                        " (pages missing: none pruned)" if build.lacking else "",
                        time.perf_counter() - began)
-        summary = BuildSummary(pages, written, inspector, search_page, tuple(build.lacking))
+        summary = BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
+                               marks)
         self.build = _ThisBuild()
         return summary
 
@@ -460,12 +474,24 @@ class IndexBuilder:
         if not page.kept or not path.is_file():
             write_text(path, self._markdown(source), durable=False)
 
-    def _write_outputs(self, sources: Sequence[str]) -> dict[str, Path]:
+    def _find_duplicates(self, sources: Sequence[str]) -> dict[str, Duplicate]:
+        """The duplicate chunks of the pages `sources`, in the index's order (none when the
+        build does not look for them)."""
+        if self.settings.duplicates == "off":
+            return {}
+        return find_duplicates(ChunkPrint.from_json(value) for source in sources
+                               for value in self.pages[source].output.prints)
+
+    def _write_outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate]
+                       ) -> dict[str, Path]:
         formats = check_formats(self.settings.output.formats)
+        drop = self.settings.duplicates == "drop"
 
         def records_of(name: str) -> Iterator[Record]:
             for source in sources:
-                yield from self._content(source).records[name]
+                ids = [value[0] for value in self.pages[source].output.prints]
+                yield from marked_records(name, self._content(source).records[name], ids,
+                                          marks, drop=drop)
 
         index = self.site_dir / self.settings.index
         try:

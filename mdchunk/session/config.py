@@ -15,13 +15,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from mdchunk.errors import OptionError
-from mdchunk.options import OVERLAP_MODES, PRESETS, ChunkOptions, check_output_path
+from mdchunk.options import (
+    BOUNDED_FIELDS,
+    OVERLAP_MODES,
+    PRESETS,
+    ChunkOptions,
+    check_output_path,
+)
 from mdchunk.outputs.llms import OPTIONS as LLMS
 from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
 from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
-from mdchunk.session.builder import BuildSettings
+from mdchunk.session.builder import DUPLICATE_MODES, BuildSettings
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
           dict: "a mapping", list: "a list of str"}
@@ -89,6 +95,8 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     _chunking("encoding", (str,), "tiktoken encoding of every token count (cl100k_base)."),
     _chunking("embed_template", (str,), "Template of embedText: {context}, {text}, {title}, "
               "{breadcrumb}, {section}, {url}."),
+    _chunking("max_tokens_bounds", (str,), f"One of {', '.join(BOUNDED_FIELDS)}: the text "
+              "max_tokens bounds (embedText: the context line counts in the budget)."),
     _chunking("preset", (str,), f"One of {', '.join(PRESETS)}: defaults for the chunking "
               "options."),
     _chunking("adaptive_sizing", (dict, bool), "`{base_size, min_scale, max_scale}` or true: "
@@ -99,6 +107,10 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     SiteOption("write_markdown", True, (bool,),
                "Write each page's Markdown beside its HTML (`index.html.md` next to "
                "`index.html`): the text the chunks' offsets index."),
+    SiteOption("duplicates", "mark", (str,),
+               f"One of {', '.join(DUPLICATE_MODES)}: duplicate chunks (the same or nearly the "
+               "same text as an earlier chunk) are marked in the native index, also left out "
+               "of the embedding formats, or not looked for."),
     SiteOption("exclude", [], (list,),
                "Glob patterns of source paths whose pages are left out."),
     SiteOption("inspector", None, (bool,),
@@ -176,6 +188,9 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
         option.check(given[option.name])
     if given["workers"] is not None and given["workers"] < 0:
         raise OptionError("workers", f"must be 0 (chunk inline) or more, got {given['workers']}")
+    if given["duplicates"] not in DUPLICATE_MODES:
+        raise OptionError("duplicates", f"must be one of {', '.join(DUPLICATE_MODES)}, got "
+                          f"{given['duplicates']!r}")
     if not given["cache_dir"].strip():
         raise OptionError("cache_dir", f"must name a folder, got {given['cache_dir']!r}")
     chunking = {field.name: given[field.name] for field in dataclasses.fields(ChunkOptions)}
@@ -191,4 +206,5 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
         pagefind=PagefindSettings.validated(
             folder=given["pagefind_output"], search_page=given["pagefind_search_page"],
             formats=given["formats"], site_name=site.site_name),
-        llms=LlmsOptions.validated({name: given[name] for name in LLMS}))
+        llms=LlmsOptions.validated({name: given[name] for name in LLMS}),
+        duplicates=given["duplicates"])

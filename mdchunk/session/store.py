@@ -54,9 +54,10 @@ from mdchunk.profiles import PROFILES
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
 POINTERS = "pages"
-_FORMAT = 4
+_FORMAT = 5
 """The layout of an entry (part of its file name): a line per part and per record, since 2; the
-page's notes in its header, since 3; what llms.txt needs of it (`agent`), since 4."""
+page's notes in its header, since 3; what llms.txt needs of it (`agent`), since 4; its chunks'
+prints for duplicate detection (`prints`), since 5."""
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
@@ -318,16 +319,18 @@ class PageStore:
         self.enabled = False
 
 
-_SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings", "notes", "agent")
+_SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings", "notes", "agent",
+            "prints")
 """The fields of `PageOutput` in an entry's header."""
 
 
 def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutput:
     """The page of an entry (`PageCache._entry`), with or without its content."""
     facts = header["page"]
-    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-3]},
+    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-4]},
                          warnings=tuple(facts["warnings"]), notes=tuple(facts["notes"]),
-                         agent=facts["agent"], markdown="", records={},
+                         agent=facts["agent"], prints=tuple(facts["prints"]), markdown="",
+                         records={},
                          inspector=None, stored=True)
     if not content:
         return summary

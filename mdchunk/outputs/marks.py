@@ -1,0 +1,47 @@
+"""Duplicate marks applied to the records a build writes (`duplicates` option).
+
+The marks are found at the build's finish (`mdchunk.duplicates.find_duplicates`), after every
+page's records were made; this applies them while the records are written: a marked chunk's
+native record (and its SQLite row) holds its `duplicateOf`, and with `duplicates: drop` the
+embedding formats (`Profile.embedding`) leave marked chunks out. Other formats (search records,
+sections, the Pagefind bundle) keep every chunk: a reader searching the site expects each page
+whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from mdchunk.duplicates import Duplicate
+from mdchunk.outputs.writers import dumps
+from mdchunk.profiles import PROFILES
+
+MARKED = frozenset({"native", "sqlite"})
+"""The formats whose records are native records, which hold the marks."""
+
+
+def marked_records(name: str, records: Sequence[Any], ids: Sequence[str],
+                   marks: Mapping[str, Duplicate], *, drop: bool) -> Iterator[Any]:
+    """A page's records of format `name` (one per chunk, whose ids are `ids`, where the format
+    has one per chunk), with the marks applied."""
+    if not marks:
+        yield from records
+    elif name in MARKED:
+        for record, chunk_id in zip(records, ids, strict=True):
+            mark = marks.get(chunk_id)
+            yield record if mark is None else with_mark(record, mark)
+    elif drop and PROFILES[name].embedding:
+        for record, chunk_id in zip(records, ids, strict=True):
+            if chunk_id not in marks:
+                yield record
+    else:
+        yield from records
+
+
+def with_mark(record: Any, mark: Duplicate) -> Any:
+    """A native record (a dict, or its JSON text) with its `duplicateOf` set."""
+    if isinstance(record, str):
+        return dumps(with_mark(json.loads(record), mark))
+    return {**record, "duplicateOf": mark.as_record()}

@@ -1,0 +1,178 @@
+"""Duplicate chunks: found over the whole site when a build finishes, marked in the native
+index with the first occurrence, and left out of the embedding formats with `duplicates:
+drop`; the rules of `mdchunk.duplicates` on generated texts."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mdchunk.cli import main
+from mdchunk.duplicates import (
+    NEAR_THRESHOLD,
+    SKETCH_SIZE,
+    ChunkPrint,
+    chunk_print,
+    find_duplicates,
+    normalized,
+    shingles,
+)
+from tests.conftest import SiteBuilder
+from tests.invariants import Index, check_index
+from tests.test_sections import PAGES, SNIPPET, build_with_snippets, read_jsonl
+
+# -- the rules --------------------------------------------------------------------------------
+
+
+def words(count: int, start: int = 0) -> str:
+    return " ".join(f"word{i}" for i in range(start, start + count))
+
+
+def test_exact_duplicates_compare_normalised_text() -> None:
+    texts = {"a": "## Setup\n\nRun  the\ttool.", "b": "Other text.",
+             "c": "## SETUP\n\nRun the tool.  \n", "d": "## Setup\n\nRun the tool."}
+    prints = [chunk_print(name, text) for name, text in texts.items()]
+    marks = find_duplicates(prints)
+    assert {key: (mark.of, mark.kind, mark.similarity) for key, mark in marks.items()} == {
+        "c": ("a", "exact", 1.0), "d": ("a", "exact", 1.0)}
+    assert normalized("\uff21  b\n\tC") == "a b c"  # (a fullwidth A)
+
+
+def test_near_duplicates_meet_the_threshold() -> None:
+    base = words(100)
+    one_word = base.replace("word99", "changed")  # 1 of 96 shingles differs: 95 / 97
+    ten_words = words(90) + " " + words(10, start=500)  # 10 of 96 shingles differ: 86 / 106
+    marks = find_duplicates([chunk_print("a", base), chunk_print("b", one_word),
+                             chunk_print("c", ten_words)])
+    assert set(marks) == {"b"}
+    assert (marks["b"].of, marks["b"].kind, marks["b"].similarity) == ("a", "near",
+                                                                       round(95 / 97, 3))
+
+
+def test_a_duplicate_points_to_a_kept_chunk() -> None:
+    a = words(100)
+    b = words(95) + " " + words(5, start=900)   # near a: 91 / 101
+    c = words(90) + " " + words(10, start=900)  # near b (91 / 101), not near a (86 / 106)
+    d = b                                       # the same text as b, which is not kept
+    marks = find_duplicates([chunk_print(name, text) for name, text in
+                             (("a", a), ("b", b), ("c", c), ("d", d))])
+    assert marks["b"].of == "a" and "c" not in marks
+    assert (marks["d"].of, marks["d"].kind) == ("a", "near")
+
+
+def test_prints_round_trip_through_json() -> None:
+    made = chunk_print("doc:a::ch1", words(300))
+    assert len(made.sketch) == SKETCH_SIZE
+    assert ChunkPrint.from_json(json.loads(json.dumps(made.as_json()))) == made
+
+
+TEXTS = st.lists(st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "Alpha"]),
+                          min_size=1, max_size=40).map(" ".join), min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=TEXTS, data=st.data())
+def test_marks_follow_their_definition(texts: list[str], data: st.DataObject) -> None:
+    """Small texts (their sketch is their whole shingle set, so similarities are exact): a
+    chunk is marked iff an earlier kept chunk has its text or a similarity at the threshold; the
+    chunk it is marked with is kept and earlier; the marks do not depend on anything but the
+    order."""
+    repeated = texts + [data.draw(st.sampled_from(texts)) for _ in range(3)]
+    ids = [f"doc:p{index}::ch0" for index in range(len(repeated))]
+    marks = find_duplicates([chunk_print(i, text) for i, text in zip(ids, repeated, strict=True)])
+    kept: list[int] = []
+    for index, text in enumerate(repeated):
+        mark = marks.get(ids[index])
+        plain, own = normalized(text), shingles(normalized(text))
+
+        def jaccard(other: int, own: set[str] = own) -> float:
+            theirs = shingles(normalized(repeated[other]))
+            return len(own & theirs) / len(own | theirs) if own | theirs else 0.0
+
+        same = [other for other in range(index) if normalized(repeated[other]) == plain]
+        near = [other for other in kept if jaccard(other) >= NEAR_THRESHOLD]
+        if mark is None:
+            assert not same and not near
+            kept.append(index)
+            continue
+        assert mark.of in {ids[other] for other in kept}
+        if mark.kind == "exact":
+            assert ids.index(mark.of) == same[0]
+        else:
+            assert not same or marks.get(ids[same[0]]) == mark
+            assert mark.similarity == round(jaccard(ids.index(mark.of)), 3) >= NEAR_THRESHOLD
+    assert find_duplicates([chunk_print(i, t) for i, t in zip(ids, repeated, strict=True)]
+                           ) == marks
+
+
+# -- a built site -----------------------------------------------------------------------------
+
+NEAR_COPY = SNIPPET.replace("on every attempt.", "on every retry.")
+"""The snippet, its last word changed (one shingle of 5 words of all its shingles): copied by
+hand on another page."""
+OPTIONS = {"max_tokens": 512, "min_tokens": 0}
+
+
+def marked(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {record["id"]: record["duplicateOf"] for record in records if record["duplicateOf"]}
+
+
+def test_duplicates_are_marked_with_the_first_occurrence(
+        make_site: SiteBuilder, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    pages = {**PAGES, "zos.md": "# z/OS\n\nNo package yet.\n\n" + NEAR_COPY}
+    with caplog.at_level(logging.INFO):
+        site = build_with_snippets(make_site, tmp_path, pages=pages,
+                                   formats=["native", "flat", "sections"], **OPTIONS)
+    index = Index.load(site)
+    check_index(index, max_tokens=512)
+    proxy = [r["id"] for r in index.records if r["headerPath"][-1:] == ["Proxy settings"]]
+    assert [chunk.split("::")[0] for chunk in proxy] == [
+        "doc:linux", "doc:macos", "doc:windows", "doc:zos"]  # the index's order
+    first = proxy[0]
+    assert marked(index.records) == {
+        proxy[1]: {"id": first, "kind": "exact", "similarity": 1.0},
+        proxy[2]: {"id": first, "kind": "exact", "similarity": 1.0},
+        proxy[3]: {"id": first, "kind": "near", "similarity": marked(index.records)[proxy[3]][
+            "similarity"]}}
+    assert NEAR_THRESHOLD <= marked(index.records)[proxy[3]]["similarity"] < 1
+    # `mark` (the default) leaves every format whole.
+    assert len(read_jsonl(site / "chunks.flat.jsonl")) == len(index.records)
+    assert "4 duplicates" not in caplog.text and "3 duplicates) written" in caplog.text
+
+
+def test_drop_leaves_duplicates_out_of_the_embedding_formats(
+        make_site: SiteBuilder, tmp_path: Path) -> None:
+    formats = ["native", "flat", "semantic", "adr", "files", "hepilot", "docsearch",
+               "sections"]
+    site = build_with_snippets(make_site, tmp_path, formats=formats, duplicates="drop",
+                               **OPTIONS)
+    native = Index.load(site).records
+    dropped = set(marked(native))
+    assert len(dropped) == 2
+    kept = [(record["metadata"]["sourceFile"], record["charOffsets"]["charStart"])
+            for record in native if record["id"] not in dropped]
+    flat = read_jsonl(site / "chunks.flat.jsonl")
+    assert [(record["source_path"], record["start"]) for record in flat] == kept
+    for name in ("semantic", "adr", "hepilot"):
+        assert len(read_jsonl(site / f"chunks.{name}.jsonl")) == len(kept)
+    for name in ("chunks.jsonl", "chunks.hepilot.jsonl", "chunks.semantic.jsonl"):
+        result = CliRunner().invoke(main, ["validate", str(site / name)])
+        assert result.exit_code == 0, result.output
+    assert len(list((site / "chunks").glob("*.json"))) == len(kept)
+    # Search records and sections keep every chunk.
+    assert len(json.loads((site / "docsearch.json").read_text(encoding="utf-8"))) == len(native)
+    sections = read_jsonl(site / "sections.jsonl")
+    assert sorted(c for s in sections for c in s["chunkIds"]) == sorted(r["id"] for r in native)
+
+
+def test_off_looks_for_no_duplicates(make_site: SiteBuilder, tmp_path: Path) -> None:
+    site = build_with_snippets(make_site, tmp_path, duplicates="off", **OPTIONS)
+    records = Index.load(site).records
+    assert all(record["duplicateOf"] is None for record in records)
