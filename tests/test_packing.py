@@ -8,7 +8,7 @@ from unittest import mock
 
 import markdown
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
@@ -170,6 +170,10 @@ def test_a_context_line_over_half_the_budget_keeps_half_and_is_flagged() -> None
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=DOCUMENT, overlap=st.integers(1, 12), mode=st.sampled_from(["metadata", "text"]))
+@example(  # a context line over half the budget, and a text overlap: the text keeps half
+    text="# " + " ".join(["agent"] * 10) + "\n\n## " + " ".join(["agent"] * 7) + " 日志。 agent "
+         "agent $x^2$ agent\n\n" + "agent. " * 6 + " ".join(["agent"] * 8) + " 日志。.",
+    overlap=8, mode="text")
 def test_overlap_keeps_every_invariant(text: str, overlap: int, mode: str) -> None:
     result = chunk(text, max_tokens=64, min_tokens=8, overlap_tokens=overlap, overlap_mode=mode)
     check_page(result, 64)

@@ -119,19 +119,24 @@ class Packer:
         if self.embed is None:
             return 0, False
         wanted = self.embed.cost(section.path) + self.margins.get(section, 0)
-        half = self.options.packing_budget(size) // 2
+        half = size // 2
         return min(wanted, half), wanted > half
 
     def _focus(self, section: Section) -> tuple[int, bool]:
         """Set the budget of the chunks of `section`; return the reserve to restore."""
         previous = (self.reserve, self.capped)
         self.reserve, self.capped = self._reserve(section, self.size)
-        self.budget = self.options.packing_budget(self.size) - self.reserve
+        self.budget = self._text_budget(self.size, self.reserve)
         return previous
 
     def _unfocus(self, previous: tuple[int, bool]) -> None:
         self.reserve, self.capped = previous
-        self.budget = self.options.packing_budget(self.size) - self.reserve
+        self.budget = self._text_budget(self.size, self.reserve)
+
+    def _text_budget(self, size: int, reserve: int) -> int:
+        """Tokens a piece's own text may hold in a budget of `size` of which `reserve` goes to
+        the embed template (and `overlap_tokens` to a text overlap): at least one."""
+        return max(1, self.options.packing_budget(size) - reserve)
 
     def _enter(self, section: Section, *, subsections: bool = True
                ) -> tuple[int, tuple[float, float] | None]:
@@ -434,7 +439,7 @@ class Packer:
 
     def _budget_of(self, piece: Piece) -> int:
         """Tokens the piece's text may hold."""
-        return self.options.packing_budget(piece.size) - piece.reserve
+        return self._text_budget(piece.size, piece.reserve)
 
     def _over_budget(self, piece: Piece) -> bool:
         return not piece.oversize_reason and self.tokens(piece.start, piece.end) > (
