@@ -243,7 +243,7 @@ def titles(result: PageChunks) -> list[tuple[str, ...]]:
 def test_h2_always_starts_a_chunk_and_h3_stays_with_its_parent() -> None:
     result = chunk("# T\n\nIntro text long enough to stand alone as the title chunk of the page "
                    "with more words.\n\n## A\n\nAlpha.\n\n### A1\n\nAlpha one.\n\n## B\n\nBeta.",
-                   max_tokens=200, min_tokens=0)
+                   max_tokens=200, min_tokens=0, split_level=2)
     assert titles(result) == [("T",), ("T", "A"), ("T", "B")]
     assert result.chunks[1].sub_headers == ("A1",)
 
