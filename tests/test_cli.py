@@ -211,6 +211,18 @@ def test_a_bad_format_names_the_flag_users_typed(site: Path, tmp_path: Path) -> 
     assert "'-f' / '--format'" in result.output and "'--formats'" not in result.output
 
 
+def test_budget_and_duplicate_flags(site: Path, tmp_path: Path) -> None:
+    chunk(site, tmp_path / "out", "--max-tokens-bounds", "originalText", "--duplicates", "off",
+          "-f", "native", "-f", "flat")
+    records = read_jsonl(tmp_path / "out" / "chunks.jsonl")
+    assert {r["metadata"]["chunkingOptions"]["max_tokens_bounds"] for r in records} == {
+        "originalText"}
+    assert all(r["duplicateOf"] is None for r in records)
+    assert len(read_jsonl(tmp_path / "out" / "chunks.flat.jsonl")) == len(records)
+    bad = run("chunk", site / "docs", "-o", tmp_path / "bad", "--duplicates", "remove")
+    assert bad.exit_code != 0 and "'remove' is not one of 'mark', 'drop', 'off'" in bad.output
+
+
 def test_stats(index: Path) -> None:
     total = len(read_jsonl(index))
     for path in (index, index.parent):
