@@ -15,6 +15,10 @@ Every chunker gets the same input, mdchunk's page Markdown (the `.md` file besid
 HTML), and the same token budget (`--max-tokens`, cl100k_base, no overlap):
 
 - mdchunk: the chunks of the built index, retrieved by `embedText` and by `originalText`;
+  by `embedText` with each hit handed over as its section where the section fits what is left
+  of the token budget (small-to-big, from the build's `sections` output: `+ sections`); and by
+  `embedText` without the chunks the index marks as duplicates (what `duplicates: drop` leaves
+  out of the embedding formats);
 - LangChain: `MarkdownHeaderTextSplitter` then `RecursiveCharacterTextSplitter` by tokens;
 - LlamaIndex: `MarkdownNodeParser` then `SentenceSplitter`;
 - Chonkie: `RecursiveChunker` with its markdown recipe's rules (chunkers.py);
@@ -70,7 +74,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 from benchmarks.handbook import handbook_site
 from benchmarks.scoring import BUDGET, METRICS, PairedBootstrap, Retrieved, macro, score_query
-from benchmarks.sections import VARIANTS, Query, Site, extract_queries, load_site, read_records
+from benchmarks.sections import (
+    VARIANTS,
+    Query,
+    Site,
+    extract_queries,
+    load_site,
+    read_chunk_sections,
+    read_records,
+)
 from benchmarks.spans import EXACT, SPACES, UNLOCATED, WORDS, PageText, locate_chunks
 
 if TYPE_CHECKING:
@@ -88,11 +100,18 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "max_tokens=256": {"max_tokens": 256},
     "max_tokens=1024": {"max_tokens": 1024},
     "split_level=3": {"split_level": 3},
+    "split_level=3 min_tokens=100": {"split_level": 3, "min_tokens": 100},
+    "split_level=2": {"split_level": 2},
     "embed_template={section}": {"embed_template": "{section}\n\n{text}"},
 }
 """mdchunk settings passed as plugin options; `default` is compared with the other chunkers.
 `max_tokens` follows `--max-tokens` unless the setting names it."""
+MDCHUNK_FORMATS = ["native", "sections"]
+"""What every mdchunk build of the benchmark writes: the chunks, and their sections (the
+small-to-big rows)."""
 REFERENCE = "mdchunk embedText"
+WIDENED = "mdchunk embedText + sections"
+DEDUPLICATED = "mdchunk embedText, duplicates dropped"
 DEPTH = 100
 """Chunks ranked per query: enough for 10 ranks and the token budget."""
 MINILM = {
@@ -118,6 +137,9 @@ class Corpus:
     counts: dict[str, int]
     records: dict[str, Mapping[str, Sequence[Mapping[str, Any]]]]
     """mdchunk's records of each setting's build, by page url."""
+    sections: dict[str, Mapping[str, Mapping[str, Any]]] = dataclasses.field(
+        default_factory=dict)
+    """mdchunk's `sections` records of each setting's build, by the ids of their chunks."""
 
 
 def with_mdchunk(plugins: Sequence[Any], options: Mapping[str, Any]) -> list[Any]:
@@ -192,12 +214,14 @@ def build_corpus(name: str, folder: Path, settings: Mapping[str, Mapping[str, An
     build = build_mkdocs if engine == "mkdocs" else build_sphinx
     site = load_site(build(path, ANCHOR_BUILD, "anchors"))
     queries, counts = extract_queries(site)
-    records = {}
+    records, sections = {}, {}
     for label, options in settings.items():
-        built = build(path, {"max_tokens": max_tokens, **options}, slug(label))
+        built = build(path, {"max_tokens": max_tokens, **options, "formats": MDCHUNK_FORMATS},
+                      slug(label))
         records[label] = read_records(built)
+        sections[label] = read_chunk_sections(built)
         check_same_markdown(site, load_site(built), label)
-    return Corpus(name, site, queries, counts, records)
+    return Corpus(name, site, queries, counts, records, sections)
 
 
 def slug(label: str) -> str:
@@ -225,6 +249,9 @@ class Chunks:
     items: list[Retrieved]
     located: Counter[str] = dataclasses.field(default_factory=Counter)
     note: str = ""
+    sections: list[Retrieved | None] | None = None
+    """Each chunk's section (mdchunk's `sections` output), for small-to-big retrieval: when
+    set, each ranked chunk is handed over as its section where that fits (`widened`)."""
 
 
 Pieces = dict[str, list[tuple[str, str]]]
@@ -351,19 +378,61 @@ def located_chunks(name: str, pages: Mapping[str, str], pieces: Pieces,
 
 
 def mdchunk_chunks(name: str, records: Mapping[str, Sequence[Mapping[str, Any]]],
-                   field: str, count: Callable[[str], int]) -> Chunks:
+                   field: str, count: Callable[[str], int], *,
+                   sections: Mapping[str, Mapping[str, Any]] | None = None,
+                   drop_duplicates: bool = False) -> Chunks:
     """mdchunk's chunks from its records, retrieved by `field` (embedText or originalText);
-    their spans are the records' charOffsets."""
-    chunks = Chunks(name, [], [])
+    their spans are the records' charOffsets. `sections` (by chunk id): hand each ranked chunk
+    over as its section where it fits; `drop_duplicates`: leave out the chunks the index marks
+    as duplicates (what `duplicates: drop` leaves out of the embedding formats)."""
+    chunks = Chunks(name, [], [], sections=[] if sections is not None else None)
     for url, page_records in records.items():
         for record in page_records:
+            if drop_duplicates and record.get("duplicateOf"):
+                continue
             offsets = record["charOffsets"]
             text = record["originalText"]
             chunks.texts.append(record[field])
             chunks.items.append(Retrieved(url, offsets["charStart"], offsets["charEnd"],
                                           count(text), len(text)))
             chunks.located[EXACT] += 1
+            if chunks.sections is not None and sections is not None:
+                chunks.sections.append(section_item(sections.get(record["id"])))
     return chunks
+
+
+def section_item(section: Mapping[str, Any] | None) -> Retrieved | None:
+    """A section record as a retrieved span of its page."""
+    if section is None:
+        return None
+    offsets = section["charOffsets"]
+    return Retrieved(section["pageUrl"], offsets["charStart"], offsets["charEnd"],
+                     section["tokens"], offsets["totalChars"])
+
+
+def widened(chunks: Chunks, order: Sequence[int], budget: int = BUDGET) -> list[Retrieved]:
+    """Small-to-big: the ranked chunks, each handed over as its section when the section fits
+    what is left of `budget` (else as itself), a chunk whose span was handed over already left
+    out; once the budget is spent, the rest as ranked."""
+    assert chunks.sections is not None
+    handed: list[Retrieved] = []
+    left = budget
+    for index in order:
+        item = chunks.items[index]
+        if any(within(item, earlier) for earlier in handed):
+            continue
+        section = chunks.sections[index]
+        if left > 0 and section is not None and section.tokens <= left:
+            item = section
+        handed.append(item)
+        left -= item.tokens
+    return handed
+
+
+def within(item: Retrieved, other: Retrieved) -> bool:
+    """Whether `item`'s span lies inside `other`'s."""
+    return (item.page == other.page and item.start >= 0
+            and other.start <= item.start and item.end <= other.end)
 
 
 def shuffled(chunks: Chunks, seed: int = 0) -> Chunks:
@@ -383,8 +452,11 @@ def chunk_corpus(corpus: Corpus, names: Sequence[str], max_tokens: int,
     count = memoized_counter(encoding)
     pages = {url: page.markdown for url, page in corpus.site.pages.items()}
     default = corpus.records["default"]
-    out = [mdchunk_chunks("mdchunk embedText", default, "embedText", count),
-           mdchunk_chunks("mdchunk originalText", default, "originalText", count)]
+    out = [mdchunk_chunks(REFERENCE, default, "embedText", count),
+           mdchunk_chunks("mdchunk originalText", default, "originalText", count),
+           mdchunk_chunks(WIDENED, default, "embedText", count,
+                          sections=corpus.sections.get("default", {})),
+           mdchunk_chunks(DEDUPLICATED, default, "embedText", count, drop_duplicates=True)]
     for name in names:
         try:
             pieces = RECIPES[name](pages, max_tokens, encoding)
@@ -562,8 +634,9 @@ def score_chunks(chunks: Chunks, queries: Sequence[Query], ranked: Sequence[Sequ
     """Each metric of each query, from the chunker's ranking."""
     values: dict[str, list[float]] = {metric: [] for metric in METRICS}
     for query, order in zip(queries, ranked, strict=True):
-        scores = score_query([chunks.items[index] for index in order], query.target_page,
-                             query.gold, budget=BUDGET)
+        items = (widened(chunks, order) if chunks.sections is not None
+                 else [chunks.items[index] for index in order])
+        scores = score_query(items, query.target_page, query.gold, budget=BUDGET)
         for metric in METRICS:
             values[metric].append(scores[metric])
     return values

@@ -124,6 +124,22 @@ def read_records(site_dir: Path, index: str = "chunks.jsonl") -> dict[str, list[
     return dict(pages)
 
 
+def read_chunk_sections(site_dir: Path, name: str = "sections.jsonl"
+                        ) -> dict[str, Mapping[str, Any]]:
+    """The section record (mdchunk's `sections` output) of each chunk id: the section the chunk
+    starts in. Empty when the build wrote no sections."""
+    path = site_dir / name
+    if not path.is_file():
+        return {}
+    owners: dict[str, Mapping[str, Any]] = {}
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            section = json.loads(line)
+            for chunk in section["chunkIds"]:
+                owners[chunk] = section
+    return owners
+
+
 def markdown_path(site_dir: Path, page_url: str) -> Path:
     """Where mdchunk writes the Markdown of the page at `page_url` that the offsets index:
     beside its HTML file, named after it + `.md` (`guide/index.html.md`, `name.html.md`)."""

@@ -48,7 +48,7 @@ _CHUNKING_FLAGS = (
     click.option("--max-tokens", type=int, help="Largest chunk in tokens (512)."),
     click.option("--min-tokens", type=int, help="Chunks under this merge with a neighbour (50)."),
     click.option("--split-level", type=int,
-                 help="Headings at or above this level start a chunk (2)."),
+                 help="Headings at or above this level start a chunk (3)."),
     click.option("--overlap-tokens", type=int, help="Context shared with neighbours (0)."),
     click.option("--overlap-mode", type=click.Choice(["metadata", "text"]),
                  help="Where overlap goes (metadata)."),

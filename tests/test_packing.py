@@ -8,7 +8,7 @@ from unittest import mock
 
 import markdown
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
@@ -170,6 +170,10 @@ def test_a_context_line_over_half_the_budget_keeps_half_and_is_flagged() -> None
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=DOCUMENT, overlap=st.integers(1, 12), mode=st.sampled_from(["metadata", "text"]))
+@example(  # a context line over half the budget, and a text overlap: the text keeps half
+    text="# " + " ".join(["agent"] * 10) + "\n\n## " + " ".join(["agent"] * 7) + " 日志。 agent "
+         "agent $x^2$ agent\n\n" + "agent. " * 6 + " ".join(["agent"] * 8) + " 日志。.",
+    overlap=8, mode="text")
 def test_overlap_keeps_every_invariant(text: str, overlap: int, mode: str) -> None:
     result = chunk(text, max_tokens=64, min_tokens=8, overlap_tokens=overlap, overlap_mode=mode)
     check_page(result, 64)
@@ -239,7 +243,7 @@ def titles(result: PageChunks) -> list[tuple[str, ...]]:
 def test_h2_always_starts_a_chunk_and_h3_stays_with_its_parent() -> None:
     result = chunk("# T\n\nIntro text long enough to stand alone as the title chunk of the page "
                    "with more words.\n\n## A\n\nAlpha.\n\n### A1\n\nAlpha one.\n\n## B\n\nBeta.",
-                   max_tokens=200, min_tokens=0)
+                   max_tokens=200, min_tokens=0, split_level=2)
     assert titles(result) == [("T",), ("T", "A"), ("T", "B")]
     assert result.chunks[1].sub_headers == ("A1",)
 

@@ -274,7 +274,8 @@ def test_semantic_records_of_real_chunks(example_pages: tuple[Path, list[PageChu
             assert semantic.source_lines == (chunk.start_line, chunk.end_line)
             assert uuid.UUID(semantic.uuid).version == 4
             assert semantic.uuid != semantic.source_id
-            assert semantic.language == ("en" if semantic.type == "DocBlock" else "python")
+            assert semantic.language == ("en" if semantic.type == "DocBlock"
+                                         else chunk.features.code_languages[0])
         uuids = [record["uuid"] for record in records]
         for number, record in enumerate(records):
             parent = [link for link in record["links"] if link.startswith("parent:")]
@@ -543,7 +544,8 @@ def test_sde12_header_path_ends_with_first_header() -> None:
     text = (f"# Grades\n\n## SDE 12\n\n### Scope\n\n{scope}\n\n### Impact (Delivery)\n\n"
             "Delivers projects of medium size on time.\n\n### Complexity\n\nHandles ambiguous "
             "requirements.\n\n### Leadership\n\nMentors juniors.")
-    records = markdown_chunker_records(chunk_page(text, max_tokens=120, min_tokens=40))
+    records = markdown_chunker_records(chunk_page(text, max_tokens=120, min_tokens=40,
+                                                  split_level=2))
     [impact] = [r for r in records if "### Impact" in r["content"]]
     assert impact["metadata"]["header_path"] == "/Grades/SDE 12/Impact (Delivery)"
     assert impact["metadata"]["sub_headers"] == ["Complexity", "Leadership"]

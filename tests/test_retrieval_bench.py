@@ -17,17 +17,20 @@ import yaml
 from benchmarks.retrieval import (
     ANCHOR_BUILD,
     Bm25,
+    Chunks,
     build_corpus,
     chunk_corpus,
     mdchunk_chunks,
     score_chunks,
     shuffled,
     token_windows,
+    widened,
 )
 from benchmarks.scoring import PairedBootstrap, Retrieved, is_hit, score_query, within_budget
 from benchmarks.sections import (
     LINK_REMOVED,
     WRITTEN,
+    Query,
     extract_queries,
     load_site,
     plain,
@@ -246,5 +249,37 @@ def test_bm25_leaves_the_query_page_out_and_a_broken_chunker_scores_lower(
     assert sum(good["Hit@1"]) > 2 * sum(bad["Hit@1"])
     fixed = chunk_corpus(corpus, ["fixed"], 512, encoding, [])
     assert [chunks.name for chunks in fixed] == [
-        "mdchunk embedText", "mdchunk originalText", "fixed", "shuffled (mdchunk embedText)"]
-    assert fixed[2].located[EXACT] == len(fixed[2].items)
+        "mdchunk embedText", "mdchunk originalText", "mdchunk embedText + sections",
+        "mdchunk embedText, duplicates dropped", "fixed", "shuffled (mdchunk embedText)"]
+    assert fixed[4].located[EXACT] == len(fixed[4].items)
+    # Each chunk knows its section, from the build's sections.jsonl.
+    widening = fixed[2]
+    assert widening.sections is not None and all(widening.sections)
+    for item, section in zip(widening.items, widening.sections, strict=True):
+        assert section is not None and section.page == item.page
+        assert section.start <= item.start and item.end <= section.end
+
+
+def test_small_to_big_hands_over_sections_that_fit_the_budget() -> None:
+    items = [chunk("p", 0, 100, 40), chunk("p", 100, 200, 40), chunk("q", 0, 50, 20),
+             chunk("p", 300, 400, 40)]
+    sections = [chunk("p", 0, 250, 90), chunk("p", 0, 250, 90), chunk("q", 0, 2000, 900),
+                None]
+    chunks = Chunks("widened", ["a", "b", "c", "d"], items, sections=sections)
+    handed = widened(chunks, [0, 1, 2, 3], budget=150)
+    # The first chunk's section fits: handed over whole; the second lies in it: left out;
+    # the third's section is larger than what is left: the chunk itself; the fourth has none.
+    assert handed == [sections[0], items[2], items[3]]
+    scores = score_chunks(chunks, [Query("x", WRITTEN, "q", "p", "a", (120, 240))], [[0, 1, 2]])
+    assert scores["R@1k"] == [1.0]
+
+
+def test_duplicates_can_be_left_out_of_mdchunk_chunks() -> None:
+    record = {"charOffsets": {"charStart": 0, "charEnd": 4}, "originalText": "text",
+              "embedText": "Page\n\ntext", "id": "doc:a::ch0", "duplicateOf": None}
+    copy = {**record, "id": "doc:b::ch0",
+            "duplicateOf": {"id": "doc:a::ch0", "kind": "exact", "similarity": 1.0}}
+    records = {"a/": [record], "b/": [copy]}
+    assert len(mdchunk_chunks("all", records, "embedText", len).items) == 2
+    kept = mdchunk_chunks("kept", records, "embedText", len, drop_duplicates=True)
+    assert [item.page for item in kept.items] == ["a/"]

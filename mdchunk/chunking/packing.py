@@ -119,19 +119,24 @@ class Packer:
         if self.embed is None:
             return 0, False
         wanted = self.embed.cost(section.path) + self.margins.get(section, 0)
-        half = self.options.packing_budget(size) // 2
+        half = size // 2
         return min(wanted, half), wanted > half
 
     def _focus(self, section: Section) -> tuple[int, bool]:
         """Set the budget of the chunks of `section`; return the reserve to restore."""
         previous = (self.reserve, self.capped)
         self.reserve, self.capped = self._reserve(section, self.size)
-        self.budget = self.options.packing_budget(self.size) - self.reserve
+        self.budget = self._text_budget(self.size, self.reserve)
         return previous
 
     def _unfocus(self, previous: tuple[int, bool]) -> None:
         self.reserve, self.capped = previous
-        self.budget = self.options.packing_budget(self.size) - self.reserve
+        self.budget = self._text_budget(self.size, self.reserve)
+
+    def _text_budget(self, size: int, reserve: int) -> int:
+        """Tokens a piece's own text may hold in a budget of `size` of which `reserve` goes to
+        the embed template (and `overlap_tokens` to a text overlap): at least one."""
+        return max(1, self.options.packing_budget(size) - reserve)
 
     def _enter(self, section: Section, *, subsections: bool = True
                ) -> tuple[int, tuple[float, float] | None]:
@@ -359,29 +364,28 @@ class Packer:
     # -- merging -------------------------------------------------------------------------
 
     def _merge_lone_titles(self, pieces: list[Piece]) -> list[Piece]:
-        """A page title with little or no body joins the first section after it."""
+        """A page title with little text of its own joins the first section after it when the
+        two fit: alone, it says too little to be found. (Only the page title: letting any
+        section's short intro join its first subsection lost more of the retrieval
+        benchmark's hits than it won, see benchmarks/RESULTS.md.)"""
         out: list[Piece] = []
-        index = 0
-        while index < len(pieces):
-            piece = pieces[index]
-            following = pieces[index + 1] if index + 1 < len(pieces) else None
-            if (
-                following is not None
-                and piece.section.level == 1
-                and piece.start == piece.section.start
-                and following.section is not piece.section
-                and _is_within(following.section, piece.section)
-                and not following.oversize_reason
-                and self.tokens(piece.start, piece.end) < self.options.min_tokens
-            ):
-                merged = self._retitled(following, piece)
+        for piece in pieces:
+            if out and self._is_lone_title(out[-1], piece):
+                merged = self._retitled(piece, out[-1])
                 if self.tokens(merged.start, merged.end) <= self._budget_of(merged):
-                    out.append(merged)
-                    index += 2
+                    out[-1] = merged
                     continue
             out.append(piece)
-            index += 1
         return out
+
+    def _is_lone_title(self, piece: Piece, following: Piece) -> bool:
+        """Whether `piece` is the page title (an H1) and its text before its first section,
+        under min_tokens, and `following` starts that section."""
+        children = piece.section.children
+        return (piece.section.level == 1 and not following.oversize_reason and bool(children)
+                and piece.start == piece.section.start and piece.end <= children[0].start
+                and following.start == children[0].start
+                and self.tokens(piece.start, piece.end) < self.options.min_tokens)
 
     def _retitled(self, following: Piece, title: Piece) -> Piece:
         """`following` grown back to start with the page title `title`, in its section (whose
@@ -434,7 +438,7 @@ class Packer:
 
     def _budget_of(self, piece: Piece) -> int:
         """Tokens the piece's text may hold."""
-        return self.options.packing_budget(piece.size) - piece.reserve
+        return self._text_budget(piece.size, piece.reserve)
 
     def _over_budget(self, piece: Piece) -> bool:
         return not piece.oversize_reason and self.tokens(piece.start, piece.end) > (

@@ -85,7 +85,7 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
               "or equation may exceed it."),
     _chunking("min_tokens", (int,), "Chunks smaller than this (50) merge with a neighbour of "
               "the same section when it fits."),
-    _chunking("split_level", (int,), "Headings at this level or above (2; 1 = H1) always "
+    _chunking("split_level", (int,), "Headings at this level or above (3; 1 = H1) always "
               "start a new chunk."),
     _chunking("overlap_tokens", (int,), "Context shared with neighbouring chunks, in tokens "
               "(0: none)."),
