@@ -57,22 +57,17 @@ def _example_mkdocs(work: Path, code: Path, env: dict[str, str]) -> Path:
     return project / "site"
 
 
-def _example_sphinx(work: Path, code: Path, env: dict[str, str]) -> Path:
-    source = work / "example-sphinx"
+def _example_sphinx(work: Path, code: Path, env: dict[str, str], builder: str = "html") -> Path:
+    source = work / f"example-sphinx-{builder}"
     shutil.copytree(code / "example-site" / "sphinx", source,
                     ignore=shutil.ignore_patterns("_build"))
-    _run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(source),
-          str(work / "example-sphinx-html")], env)
-    return work / "example-sphinx-html"
+    out = work / f"example-sphinx-{builder}-out"
+    _run([sys.executable, "-m", "sphinx", "-q", "-b", builder, str(source), str(out)], env)
+    return out
 
 
 def _example_sphinx_dirhtml(work: Path, code: Path, env: dict[str, str]) -> Path:
-    source = work / "example-sphinx-dirhtml"
-    shutil.copytree(code / "example-site" / "sphinx", source,
-                    ignore=shutil.ignore_patterns("_build"))
-    _run([sys.executable, "-m", "sphinx", "-q", "-b", "dirhtml", str(source),
-          str(work / "example-sphinx-dirhtml-out")], env)
-    return work / "example-sphinx-dirhtml-out"
+    return _example_sphinx(work, code, env, "dirhtml")
 
 
 def _nodejs_mkdocs(work: Path, code: Path, env: dict[str, str]) -> Path | None:

@@ -192,7 +192,7 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
     """Hand every documentation page of the site to the build, or tell it the page is left
     out (its HTML then points to `llms.txt`, as in the plugins); return the pages skipped,
     with why (`path: reason`)."""
-    skipped: list[str] = []
+    skipped: list[tuple[str, str]] = []  # (page path, why)
     for relative, page in _site_pages(site_dir, html_files, skipped, warnings,
                                       selectors=selectors, docs_dir=docs_dir, site_url=site_url,
                                       exclude=exclude):
@@ -206,7 +206,8 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
     in_order = sorted(sources.items(), key=lambda item: order[item[1]])
     sources.clear()
     sources.update(in_order)
-    return sorted(skipped, key=lambda line: order.get(line.partition(": ")[0], len(order)))
+    return [f"{relative}: {reason}" for relative, reason in sorted(
+        skipped, key=lambda item: order[item[0]])]
 
 
 def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
@@ -220,13 +221,13 @@ def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
     return [page.input for _, page in pages if isinstance(page, _Page)]
 
 
-def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
+def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[tuple[str, str]],
                 warnings: list[str], *, selectors: list[CSSSelector], docs_dir: Path | None,
                 site_url: str | None, exclude: Sequence[str]
                 ) -> Iterator[tuple[str, _Page | _LeftOut]]:
     """Each documentation page of the site with its path, as soon as it is read, as a page to
     chunk or as one left out (by `exclude` or its front matter); those skipped (left out too,
-    or no documentation page) are noted in `skipped` and those that cannot be read in
+    or no documentation page) are noted in `skipped`, with why, and those that cannot be read in
     `warnings`. The pages come in an order of their own (`_site_order` gives the site's).
 
     The url style comes from the documentation pages alone (those with the theme's content
@@ -245,14 +246,14 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[str],
             warnings.append(str(error))
             continue
         if isinstance(document, str):
-            skipped.append(f"{relative}: {document}")
+            skipped.append((relative, document))
             continue
         if directory_urls is None:
             directory_urls = False
         page = _page(document, relative, docs_dir=docs_dir, directory_urls=directory_urls,
                      site_url=site_url, exclude=exclude)
         if isinstance(page, _LeftOut):
-            skipped.append(f"{relative}: {page.reason}")
+            skipped.append((relative, page.reason))
         yield relative, page
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -202,9 +203,11 @@ def _markdown_path(file: File) -> str:
 
 
 def _source_size(file: File) -> int:
-    """Bytes of the page's source (0 when it cannot be read)."""
+    """Bytes of the page's source, from the file system where it is a file (no read), else
+    of the content a plugin gave it (0 when neither can be had)."""
     try:
-        return len(file.content_bytes)
+        return os.path.getsize(file.abs_src_path) if file.abs_src_path else len(
+            file.content_bytes)
     except OSError:
         return 0
 

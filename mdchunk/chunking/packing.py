@@ -19,6 +19,7 @@ one exceed the budget all the same, the page is packed again with exact counts t
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import re
@@ -592,29 +593,17 @@ def _indent(text: str, offset: int) -> int:
 
 
 def first_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
-    """The first candidate that passes `test`, when every later one passes too (binary
+    """The first candidate that passes `test`, when every later one passes too (a binary
     search: a span's token count only shrinks as its start moves right)."""
-    low, high, best = 0, len(candidates) - 1, None
-    while low <= high:
-        middle = (low + high) // 2
-        if test(candidates[middle]):
-            best, high = candidates[middle], middle - 1
-        else:
-            low = middle + 1
-    return best
+    at = bisect.bisect_left(candidates, True, key=test)
+    return candidates[at] if at < len(candidates) else None
 
 
 def last_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
-    """The last candidate that passes `test`, when every earlier one passes too (binary
+    """The last candidate that passes `test`, when every earlier one passes too (a binary
     search: a span's token count only grows as its end moves right)."""
-    low, high, best = 0, len(candidates) - 1, None
-    while low <= high:
-        middle = (low + high) // 2
-        if test(candidates[middle]):
-            best, low = candidates[middle], middle + 1
-        else:
-            high = middle - 1
-    return best
+    at = bisect.bisect_left(candidates, True, key=lambda candidate: not test(candidate))
+    return candidates[at - 1] if at else None
 
 
 def _glue_headings(units: Sequence[Block]) -> list[list[Block]]:
