@@ -18,6 +18,11 @@ first in that order, so two builds of the same site mark the same chunks.
   themselves) and marked with the most similar, first in order on ties: so every marked chunk
   has a kept chunk at least that similar, and leaving the marked chunks out loses no text that
   is not, nearly, kept.
+
+Only kept chunks that could reach the threshold are compared (prefix filtering): two sketches
+of similarity `t` share at least `t` times the larger sketch's length, so the smallest hash they
+share lies among the first `len - ceil(t * len) + 1` hashes of each. Indexing those few hashes
+finds every candidate, and the marks are those of comparing every pair.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ import base64
 import dataclasses
 import hashlib
 import heapq
+import math
 import re
+import struct
 import unicodedata
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -68,9 +75,7 @@ class ChunkPrint:
     def from_json(cls, value: Sequence[str]) -> ChunkPrint:
         """The print of `as_json`."""
         packed = base64.b64decode(value[2])
-        sketch = tuple(int.from_bytes(packed[at:at + 4], "big")
-                       for at in range(0, len(packed), 4))
-        return cls(value[0], value[1], sketch)
+        return cls(value[0], value[1], struct.unpack(f">{len(packed) // 4}I", packed))
 
 
 def chunk_print(chunk_id: str, text: str) -> ChunkPrint:
@@ -127,13 +132,13 @@ def find_duplicates(prints: Iterable[ChunkPrint], *, threshold: float = NEAR_THR
     """The duplicate chunks among `prints` (in the index's order), by id."""
     marks: dict[str, Duplicate] = {}
     first_with: dict[str, str] = {}  # a digest: the first chunk with it
-    kept = _Kept()
+    kept = _Kept(threshold)
     for chunk in prints:
         earlier = first_with.setdefault(chunk.digest, chunk.id)
         if earlier != chunk.id:
             marks[chunk.id] = marks.get(earlier) or Duplicate(earlier, "exact", 1.0)
             continue
-        near = kept.most_similar(chunk.sketch, threshold)
+        near = kept.most_similar(chunk.sketch)
         if near is not None:
             marks[chunk.id] = near
             continue
@@ -142,35 +147,39 @@ def find_duplicates(prints: Iterable[ChunkPrint], *, threshold: float = NEAR_THR
 
 
 class _Kept:
-    """The chunks kept so far, indexed by the hashes of their sketches."""
+    """The chunks kept so far, indexed by the hashes of their sketches' prefixes."""
 
-    def __init__(self) -> None:
-        self.sketches: list[tuple[str, tuple[int, ...]]] = []
-        self.holders: dict[int, list[int]] = {}  # a hash: the kept chunks whose sketch has it
+    def __init__(self, threshold: float) -> None:
+        self.threshold = threshold
+        self.sketches: list[tuple[str, tuple[int, ...], frozenset[int]]] = []
+        self.holders: dict[int, list[int]] = {}  # a hash: the kept chunks whose prefix has it
+
+    def prefix(self, sketch: Sequence[int]) -> Sequence[int]:
+        """The first hashes of `sketch`, among which any sketch at least `threshold` similar
+        shares one (rounded down, the share is never short of the bound)."""
+        return sketch[:len(sketch) - math.floor(self.threshold * len(sketch)) + 1]
 
     def add(self, chunk: ChunkPrint) -> None:
         position = len(self.sketches)
-        self.sketches.append((chunk.id, chunk.sketch))
-        for value in chunk.sketch:
+        self.sketches.append((chunk.id, chunk.sketch, frozenset(chunk.sketch)))
+        for value in self.prefix(chunk.sketch):
             self.holders.setdefault(value, []).append(position)
 
-    def most_similar(self, sketch: Sequence[int], threshold: float) -> Duplicate | None:
-        """The kept chunk most similar to `sketch` at `threshold` or above (the first on
-        ties), as a near duplicate. Candidates share at least half of the smaller sketch: a
-        similarity of 0.9 needs far more."""
-        if not sketch:
-            return None
-        shared: dict[int, int] = {}
-        for value in sketch:
-            for position in self.holders.get(value, ()):
-                shared[position] = shared.get(position, 0) + 1
+    def most_similar(self, sketch: Sequence[int]) -> Duplicate | None:
+        """The kept chunk most similar to `sketch` at the threshold or above (the first on
+        ties), as a near duplicate. A candidate must share at least the threshold's share of
+        the larger sketch (the similarity counts shared hashes among as many as that holds)
+        before the similarity is worked out."""
+        candidates = {position for value in self.prefix(sketch)
+                      for position in self.holders.get(value, ())}
+        own = frozenset(sketch)
         best: tuple[float, int] | None = None
-        for position, count in sorted(shared.items()):
-            other = self.sketches[position][1]
-            if 2 * count < min(len(sketch), len(other)):
+        for position in sorted(candidates):
+            _, other, others = self.sketches[position]
+            if len(own & others) < math.floor(self.threshold * max(len(own), len(others))):
                 continue
             score = similarity(sketch, other)
-            if score >= threshold and (best is None or score > best[0]):
+            if score >= self.threshold and (best is None or score > best[0]):
                 best = (score, position)
         if best is None:
             return None

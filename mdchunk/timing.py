@@ -2,7 +2,8 @@
 
 Stages: `parse` (HTML to a tree), `convert` (tree to Markdown blocks), `pack` (the heading tree
 and cutting), `count` (the token counter), `describe` (the chunk records' fields), `records`
-(the output formats' records, encoded), and `write` (files). Token counting happens inside
+(the output formats' records, encoded), `duplicates` (each chunk's print, and at a build's
+finish the search for duplicate chunks), and `write` (files). Token counting happens inside
 packing and describing; each stage's figure leaves it out, so the figures add up to the whole.
 """
 
@@ -14,7 +15,8 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from mdchunk.tokens import TokenCounter
 
-STAGES = ("parse", "convert", "pack", "count", "describe", "records", "write")
+STAGES = ("parse", "convert", "pack", "count", "describe", "records", "duplicates",
+          "write")
 
 
 class StageTimer:

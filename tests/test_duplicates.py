@@ -23,6 +23,7 @@ from mdchunk.duplicates import (
     find_duplicates,
     normalized,
     shingles,
+    similarity,
 )
 from tests.conftest import SiteBuilder
 from tests.invariants import Index, check_index
@@ -110,6 +111,40 @@ def test_marks_follow_their_definition(texts: list[str], data: st.DataObject) ->
             assert mark.similarity == round(jaccard(ids.index(mark.of)), 3) >= NEAR_THRESHOLD
     assert find_duplicates([chunk_print(i, t) for i, t in zip(ids, repeated, strict=True)]
                            ) == marks
+
+
+def every_pair_marks(prints: list[ChunkPrint], threshold: float) -> dict[str, tuple[str, float]]:
+    """The near marks of comparing each chunk with every kept chunk before it (no index)."""
+    kept: list[ChunkPrint] = []
+    marks: dict[str, tuple[str, float]] = {}
+    for chunk in prints:
+        scores = [(similarity(chunk.sketch, other.sketch), -at) for at, other in enumerate(kept)]
+        best = max(scores, default=(0.0, 0))
+        if best[0] >= threshold:
+            marks[chunk.id] = (kept[-best[1]].id, round(best[0], 3))
+        else:
+            kept.append(chunk)
+    return marks
+
+
+CHANGES = st.tuples(st.integers(0, 60), st.sets(st.integers(150, 299), max_size=60))
+"""How many of the smallest of 150 common hashes a sketch leaves out, and the hashes it adds."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(changes=st.lists(CHANGES, min_size=2, max_size=10),
+       threshold=st.sampled_from([0.5, 0.8, NEAR_THRESHOLD, 0.95]))
+def test_the_index_finds_what_comparing_every_pair_finds(
+        changes: list[tuple[int, set[int]]], threshold: float) -> None:
+    """Sketches that share many of their hashes, but often not their smallest: only the kept
+    chunks that could reach the threshold are compared, and the marks are those of comparing
+    every pair."""
+    prints = [ChunkPrint(f"doc:p{at}::ch0", f"digest{at}",
+                         tuple(sorted(set(range(left_out, 150)) | added)[:SKETCH_SIZE]))
+              for at, (left_out, added) in enumerate(changes)]
+    marks = find_duplicates(prints, threshold=threshold)
+    assert {key: (mark.of, mark.similarity) for key, mark in marks.items()} == \
+        every_pair_marks(prints, threshold)
 
 
 # -- a built site -----------------------------------------------------------------------------

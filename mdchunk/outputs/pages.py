@@ -83,7 +83,8 @@ class PageOutput:
 def page_output(result: PageChunks, settings: OutputSettings,
                 timer: StageTimer | None = None, *, count: TokenCounter | None = None,
                 site_url: str = "") -> PageOutput:
-    """The records of every selected format of one chunked page (timed as `records`).
+    """The records of every selected format of one chunked page (timed as `records`) and its
+    chunks' prints (as `duplicates`).
 
     `count` (the chunker's counter) and `site_url` (the page's) serve the agent outputs'
     facts, when `settings.agents` asks for them."""
@@ -95,11 +96,13 @@ def page_output(result: PageChunks, settings: OutputSettings,
         inspector = page_data(result) if settings.inspector else None
         agent = page_facts(result, count=count, site_url=site_url, directive=settings.directive
                            ) if settings.agents and count is not None else None
+    with timer.stage("duplicates"):
         prints = tuple(chunk_print(chunk.id, chunk.text).as_json() for chunk in result.chunks
                        ) if settings.duplicates else ()
     timings = dict(result.timings)
     spent = timer.since(before)
     timings["records"] = spent["records"]
+    timings["duplicates"] = spent["duplicates"]
     timings["count"] = timings.get("count", 0.0) + spent["count"]
     return PageOutput(
         source_path=result.source_path,

@@ -305,8 +305,9 @@ class IndexBuilder:
             del self.pages[source]  # removed from the site
         sources = [source for source in order if source in self.pages]
         writing = StageTimer()
-        with writing.stage("write"):
+        with writing.stage("duplicates"):
             marks = self._find_duplicates(sources)
+        with writing.stage("write"):
             written = self._write_outputs(sources, marks)
             inspector = self._write_inspector(sources)
             search_page = self._write_search_page()
