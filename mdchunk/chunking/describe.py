@@ -68,15 +68,7 @@ class ChunkBuilder:
         tokens = self.span_tokens(start, end)
         embed_text = self.embed.render(path, text)
         embed_tokens = self.embed.tokens(path, text, tokens)
-        overlap = self.options.overlap_tokens
-        metadata_overlap = self.options.overlap_mode == "metadata" and overlap > 0
-        previous_content = next_content = None
-        if metadata_overlap and number > 0:
-            previous = pieces[number - 1]
-            previous_content = tail(self.text[previous.start:previous.end], self.count, overlap)
-        if metadata_overlap and number + 1 < total:
-            following = pieces[number + 1]
-            next_content = head(self.text[following.start:following.end], self.count, overlap)
+        previous_content, next_content = self._neighbours(number, pieces)
         # The top-level blocks that start inside the chunk, and those that enclose its start.
         first = bisect.bisect_left(self.block_starts, start)
         inside = self.blocks[first : bisect.bisect_left(self.block_starts, end, first)]
@@ -135,6 +127,21 @@ class ChunkBuilder:
             max_tokens=piece.size,
             adaptive=piece.adaptive,
         )
+
+    def _neighbours(self, number: int, pieces: Sequence[Piece]) -> tuple[str | None, str | None]:
+        """The end of the piece before piece `number` and the start of the one after it, each
+        `overlap_tokens` long, where the overlap goes in the metadata (`overlap_mode`)."""
+        overlap = self.options.overlap_tokens
+        if self.options.overlap_mode != "metadata" or overlap <= 0:
+            return None, None
+        previous = following = None
+        if number > 0:
+            before = pieces[number - 1]
+            previous = tail(self.text[before.start:before.end], self.count, overlap)
+        if number + 1 < len(pieces):
+            after = pieces[number + 1]
+            following = head(self.text[after.start:after.end], self.count, overlap)
+        return previous, following
 
     def _enclosing(self, start: int, index: int) -> list[Block]:
         """The blocks that enclose `start` (strictly), outermost first: the top-level block at
