@@ -10,9 +10,10 @@ build (mdchunk's page cache emptied before each run) and a rebuild of the unchan
 page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
 (Material with pymdownx extensions), `mkdocs-small` (a first build of the first 18 pages and a
 home page: a small site), `mkdocs-inline` (a first build with `workers: 0`: chunking in the
-build's own process), `mkdocs-tiktoken` (a first build counting with tiktoken where
-a fast counter is installed: `MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial) and `sphinx-j2`
-(MyST, `-j 2`).
+build's own process), `mkdocs-index` (a first build that writes the chunk index and the page
+Markdown alone: no llms.txt, llms-full or twins, no duplicate marks), `mkdocs-tiktoken` (a
+first build counting with tiktoken where a fast counter is installed:
+`MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial) and `sphinx-j2` (MyST, `-j 2`).
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
 all processes together (summed PSS: the pages they share are counted once).
 
@@ -41,8 +42,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
 
-ENGINES = ("mkdocs", "material", "mkdocs-small", "mkdocs-inline", "mkdocs-tiktoken", "sphinx",
-           "sphinx-j2")
+ENGINES = ("mkdocs", "material", "mkdocs-small", "mkdocs-inline", "mkdocs-index",
+           "mkdocs-tiktoken", "sphinx", "sphinx-j2")
+INDEX_ALONE = {"llms_txt": False, "llms_full": False, "llms_directive": False,
+               "duplicates": "off"}
+"""mdchunk's options for a build that writes the chunk index and the page Markdown alone."""
 
 
 def timed_build(config: Path) -> tuple[float, int]:
@@ -160,6 +164,10 @@ def main() -> None:
                 comparison = first_build_comparison(place, args.runs, settings={"workers": 0})
                 print("\n".join(comparison.rows("MkDocs, default theme: first build, "
                                                 "workers: 0")), flush=True)
+            elif engine == "mkdocs-index":
+                comparison = first_build_comparison(place, args.runs, settings=INDEX_ALONE)
+                print("\n".join(comparison.rows("MkDocs, default theme: first build, the "
+                                                "index alone")), flush=True)
             elif engine == "mkdocs-small":
                 comparison = first_build_comparison(place, args.runs, pages=18)
                 print("\n".join(comparison.rows("MkDocs, default theme: first build of 19 "
