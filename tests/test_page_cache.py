@@ -45,11 +45,12 @@ def _config(root: Path, name: str, site: str, **plugin: Any) -> Path:
     return config
 
 
-def _build(config: Path, *args: str) -> tuple[int, str]:
-    """`mkdocs build -v` in a fresh process: how many pages it chunked, and its log."""
+def _build(config: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """`mkdocs build -v` in a fresh process, in the project's folder (where `-m` finds no
+    package of the repository's): how many pages it chunked, and its log."""
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "-v", *args, "-f", str(config)],
-        capture_output=True, text=True, check=False, env=ENV,
+        capture_output=True, text=True, check=False, env=env or ENV, cwd=config.parent,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
@@ -148,6 +149,23 @@ def test_changed_options_reuse_nothing(tmp_path: Path) -> None:
     assert len(after) == 3 and not before & after  # the other options' entries are gone
     record = Index.load(tmp_path / "site").records[0]
     assert record["metadata"]["chunkingOptions"]["max_tokens"] == 100
+
+
+def test_other_code_under_the_same_version_reuses_nothing(tmp_path: Path) -> None:
+    """A development checkout edited between two builds keeps mdchunk's version: the second
+    build chunks every page again instead of reading records the code before it wrote."""
+    code = tmp_path / "code"
+    root = Path(__file__).resolve().parent.parent
+    for package in ("mdchunk", "mkdocs_mdchunk"):
+        shutil.copytree(root / package, code / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    config = _project(tmp_path / "site-project")
+    env = {**ENV, "PYTHONPATH": str(code)}
+    assert _build(config, env=env)[0] == 3
+    assert _build(config, env=env)[0] == 0
+    edited = code / "mdchunk" / "chunking" / "packing.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert _build(config, env=env)[0] == 3
 
 
 def test_a_corrupt_entry_is_chunked_again(tmp_path: Path) -> None:

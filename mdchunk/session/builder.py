@@ -26,7 +26,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Literal
 
-from mdchunk._version import __version__
+from mdchunk._version import code_identity
 from mdchunk.chunking import Chunker, PageInput, build_time
 from mdchunk.duplicates import ChunkPrint, Duplicate, find_duplicates
 from mdchunk.errors import MdChunkError
@@ -99,10 +99,11 @@ class BuildSettings:
                                    duplicates=self.duplicates != "off")
 
     def fingerprint(self) -> str:
-        """Everything besides the page that its records depend on: two builds with the same
-        fingerprint give the same records for the same page."""
+        """Everything besides the page that its records depend on (the code that makes them
+        included): two builds with the same fingerprint give the same records for the same
+        page."""
         return json.dumps(
-            [__version__, self.options.as_dict(), self.site_url,
+            [code_identity(), self.options.as_dict(), self.site_url,
              os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.page_settings())],
             sort_keys=True)
 

@@ -7,8 +7,9 @@ chunked, and the build's own process reads them back while it writes the index, 
 time.
 
 An entry is one file per page, named by the sha256 of the mdchunk version, the entry layout, the
-build's settings and the page's key (a hash of its rendered HTML and facts). A page whose HTML,
-facts or settings changed has another name, so an entry is never stale, only unused: `prune`
+build's settings (which name the code that made it: `mdchunk._version.code_identity`) and the
+page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings
+changed, or whose code did, has another name, so an entry is never stale, only unused: `prune`
 removes those no current page uses. An entry is a line of JSON each: a header (what the entry
 was made for, the page's counts and warnings, how many records of each format follow), the page
 Markdown, the inspector's data, then the records of each format in turn, as they are written in
