@@ -1,79 +1,31 @@
-"""`mdchunk mcp`: a built site's chunk index served to AI assistants over MCP.
-
-An assistant (Claude Code, Cursor, any MCP client) reads the documentation through four tools,
-all read-only:
-
-- `search_docs(query, limit, max_tokens)`: the sections that best match the query, ranked as
-  `mdchunk query` ranks (FTS5, bm25), at most one result per section.
-- `read_section(id_or_url, max_tokens)`: one whole section, as the page's Markdown has it.
-- `read_page(url, max_tokens)`: a page's Markdown.
-- `list_sections(url)`: a page's outline.
-
-A section is what the chunk records call a `url`: a page and an anchor (`guide/install/#linux`);
-its chunks are the records sharing that url. Every id and url a tool returns (a chunk id
-`doc:guide/install::ch1`, a page id `doc:guide/install`, a section or page url, an absolute url)
-is accepted by every tool.
-
-Budgets. `max_tokens` bounds the text a tool returns: the sum of the exact token counts (the
-index's encoding, counted by `mdchunk.tokens.token_counter`) of the `text` fields of its answer;
-urls, breadcrumbs and other fields are not counted. Text is only ever cut between chunks, never
-inside one: a section is cut after its last chunk that fits, a page after its last section that
-fits (after its last chunk that fits where not even the first section does), and search results
-that do not fit what is left are left out whole and named in `omitted`. A budget that cannot hold
-even the first chunk of the answer is refused with an error that says the budget needed.
-
-The index. The server answers from the SQLite/FTS5 index `chunks.sqlite`
-(`mdchunk.outputs.sqlite`). A
-site built with `formats: [native]` has only `chunks.jsonl`: the SQLite index is then made from
-it, atomically, beside it; where the site folder cannot be written, in the user's cache folder
-(`$XDG_CACHE_HOME/mdchunk/mcp`, or `--cache-dir`), under a name made of chunks.jsonl's path,
-size and modification time (the file of an earlier version is removed). An existing
-`chunks.sqlite` older than `chunks.jsonl` is used only when it holds the same records. When the
-index files change (the site was built again), the next tool call loads them again.
-
-Safety. The server reads the index it was given and, for a page of that index, the page's
-Markdown file inside the site folder: nothing else. A url is looked up in the index, never
-turned into a file path, so a url that is not a page of the index reads nothing; a url with a
-`..` segment, a backslash or a scheme other than the site's own http(s) url (`file:`, `C:`) is
-refused before any look-up; and a page's Markdown file whose real path (symbolic links followed)
-leaves the site folder is not read (the page is then served from its chunk texts).
-"""
+"""The index in memory (chunks, sections, pages) and `Docs`, which answers the tools over it."""
 
 import collections
-import contextlib
 import dataclasses
 import functools
-import hashlib
 import logging
-import os
 import re
 import sqlite3
-import sys
 import threading
 import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal
 
-try:  # pydantic (under the MCP SDK) reads TypedDicts from typing_extensions before Python 3.12
-    from typing_extensions import TypedDict
-except ImportError:  # pragma: no cover - the MCP SDK depends on typing_extensions
-    from typing import TypedDict
-
-from mdchunk._version import __version__
-from mdchunk.outputs.sqlite import Hit, fts_query, read_index, read_sqlite, search, write_sqlite
+from mdchunk.mcp.answers import (
+    OmittedResult,
+    OutlineAnswer,
+    OutlineEntry,
+    PageAnswer,
+    SearchAnswer,
+    SearchResult,
+    SectionAnswer,
+)
+from mdchunk.outputs.sqlite import Hit, fts_query, search
 from mdchunk.outputs.twins import page_markdown_path, twin_path
-from mdchunk.tokens import TokenCounter, token_counter
+from mdchunk.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
-
-_T = TypeVar("_T")
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-#: File names of the indexes found in a site folder.
-NATIVE_INDEX = "chunks.jsonl"
-SQLITE_INDEX = "chunks.sqlite"
-_SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 #: Defaults and bounds of the tools' arguments.
 SEARCH_LIMIT = 5
@@ -82,124 +34,17 @@ SEARCH_TOKENS = 2000
 SECTION_TOKENS = 4000
 PAGE_TOKENS = 8000
 
+
 #: Anchors an error about an unknown anchor names (list_sections gives them all).
 _ANCHORS_NAMED = 20
 
 #: Page texts kept in memory (read from disk again past that).
 _PAGE_TEXT_CACHE = 32
 
-#: Where the SQLite index made from a read-only site's chunks.jsonl goes, under the user cache.
-_CACHE_SUBFOLDER = Path("mdchunk") / "mcp"
-
 
 class DocsError(Exception):
     """A request the docs cannot answer (unknown url, empty query, too small a budget, a url
     that leaves the site); its message is what the assistant reads, so it says what to do."""
-
-
-# ---------------------------------------------------------------------------------------------
-# What the tools return (also their MCP output schemas)
-
-
-class SearchResult(TypedDict):
-    """One section that matches a query, with the text of its best-matching chunk."""
-
-    rank: int
-    id: str
-    url: str
-    absoluteUrl: str | None
-    pageUrl: str
-    breadcrumb: str
-    title: str
-    score: float
-    tokens: int
-    text: str
-    sectionChunks: int
-
-
-class OmittedResult(TypedDict):
-    """A search result left out because its text did not fit the tokens left."""
-
-    rank: int
-    id: str
-    url: str
-    breadcrumb: str
-    tokens: int
-
-
-class SearchAnswer(TypedDict):
-    """What `search_docs` returns."""
-
-    query: str
-    maxTokens: int
-    tokens: int
-    results: list[SearchResult]
-    omitted: list[OmittedResult]
-
-
-class OutlineEntry(TypedDict):
-    """One section of a page's outline."""
-
-    id: str
-    url: str
-    absoluteUrl: str | None
-    title: str
-    breadcrumb: str
-    depth: int
-    tokens: int
-    chunks: int
-    subHeaders: list[str]
-
-
-class SectionAnswer(TypedDict):
-    """What `read_section` returns."""
-
-    id: str
-    url: str
-    absoluteUrl: str | None
-    pageUrl: str
-    title: str
-    breadcrumb: str
-    headerPath: list[str]
-    depth: int
-    tokens: int
-    text: str
-    truncated: bool
-    sectionTokens: int
-    chunkIds: list[str]
-    omittedChunkIds: list[str]
-    subsections: list[OutlineEntry]
-    source: str
-
-
-class PageAnswer(TypedDict):
-    """What `read_page` returns."""
-
-    url: str
-    absoluteUrl: str | None
-    title: str
-    tokens: int
-    text: str
-    truncated: bool
-    cut: Literal["none", "section boundary", "chunk boundary"]
-    pageTokens: int
-    omitted: list[OutlineEntry]
-    partlyOmitted: str | None
-    source: str
-
-
-class OutlineAnswer(TypedDict):
-    """What `list_sections` returns."""
-
-    url: str
-    absoluteUrl: str | None
-    title: str
-    tokens: int
-    sections: list[OutlineEntry]
-
-
-# ---------------------------------------------------------------------------------------------
-# The index in memory: chunks, sections, pages
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -307,10 +152,6 @@ def _is_site_relative(url: str) -> bool:
     """Whether `url` stays inside the site: no scheme, no leading slash, no `..`, no backslash."""
     return not (url.startswith("/") or "\\" in url or ":" in url.split("/", 1)[0]
                 or ".." in url.split("/"))
-
-
-# ---------------------------------------------------------------------------------------------
-# Docs: the tools' answers over one loaded index
 
 
 class Docs:
@@ -758,365 +599,3 @@ def _page_aliases(pages: dict[str, Page]) -> dict[str, str]:
     for url in pages:
         aliases[url] = url  # a page's own url always names that page
     return aliases
-
-
-# ---------------------------------------------------------------------------------------------
-# Finding and preparing the index
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class IndexFiles:
-    """The files one server answers from.
-
-    `made` says where the SQLite index came from: `found` (built with the site), `beside`
-    (made now from chunks.jsonl, written beside it) or `cache` (made now, written into the
-    cache folder because the site folder cannot be written).
-    """
-
-    site: Path
-    sqlite: Path
-    jsonl: Path | None
-    made: Literal["found", "beside", "cache"]
-
-
-def prepare_index(target: Path, cache_dir: Path | None = None) -> IndexFiles:
-    """The SQLite index of `target` (a built site's folder, its chunks.jsonl or a
-    chunks.sqlite), made from chunks.jsonl where it is missing or out of date.
-
-    Raises:
-        DocsError: where `target` holds no index, or the index cannot be read or made.
-    """
-    target = target.absolute()
-    if target.is_dir():
-        site, jsonl, sqlite = target, target / NATIVE_INDEX, target / SQLITE_INDEX
-        if not jsonl.is_file() and not sqlite.is_file():
-            raise DocsError(_no_index_message(target))
-    elif target.suffix in _SQLITE_SUFFIXES:
-        return IndexFiles(target.parent, target, None, "found")
-    elif target.suffix in (".jsonl", ".json"):
-        site, jsonl, sqlite = target.parent, target, target.with_suffix(".sqlite")
-    else:
-        raise DocsError(f"{target} is not a chunk index: give the built site folder, its "
-                        f"{NATIVE_INDEX} or a {SQLITE_INDEX}")
-    if not jsonl.is_file():
-        return IndexFiles(site, sqlite, None, "found")
-    if _holds_current(sqlite, jsonl):
-        return IndexFiles(site, sqlite, jsonl, "found")
-    cached = _cache_file(jsonl, cache_dir)
-    if cached.is_file():
-        return IndexFiles(site, cached, jsonl, "cache")
-    records = _read_records(jsonl)
-    try:
-        write_sqlite(sqlite, records)
-        return IndexFiles(site, sqlite, jsonl, "beside")
-    except OSError as error:
-        log.info("cannot write %s (%s): writing the index into %s", sqlite, error, cached)
-    try:
-        write_sqlite(cached, records)
-    except OSError as error:
-        raise DocsError(f"cannot write the SQLite index beside {jsonl} nor into {cached}: "
-                        f"{error}; give a writable --cache-dir") from error
-    _remove_older_cache_files(cached)
-    return IndexFiles(site, cached, jsonl, "cache")
-
-
-def _no_index_message(folder: Path) -> str:
-    built = [candidate for candidate in (folder / "site", folder / "_build" / "html")
-             if (candidate / NATIVE_INDEX).is_file()]
-    hint = (f"; the built site seems to be {built[0]}" if built
-            else "; build the site with the mdchunk plugin first")
-    return f"{folder} holds no {NATIVE_INDEX} nor {SQLITE_INDEX}{hint}"
-
-
-def _holds_current(sqlite: Path, jsonl: Path) -> bool:
-    """Whether `sqlite` holds the records of `jsonl`: a file written after it (the same
-    build, or made from it), or an older one whose records are the same."""
-    try:
-        if not sqlite.is_file():
-            return False
-        if sqlite.stat().st_mtime_ns >= jsonl.stat().st_mtime_ns:
-            return True
-        return read_sqlite(sqlite) == read_index(jsonl)
-    except (OSError, ValueError, sqlite3.Error):
-        return False
-
-
-def _cache_file(jsonl: Path, cache_dir: Path | None) -> Path:
-    """Where the SQLite index of a read-only site goes: the cache folder, under a name made
-    of the real path of its chunks.jsonl and that file's size and modification time, so that
-    a file of that name holds the index of this very chunks.jsonl."""
-    folder = cache_dir
-    if folder is None:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        folder = Path(base) / _CACHE_SUBFOLDER
-    key = hashlib.sha256(str(jsonl.resolve()).encode("utf-8")).hexdigest()[:16]
-    status = jsonl.stat()
-    return folder / f"{jsonl.stem}-{key}-{status.st_size}-{status.st_mtime_ns}.sqlite"
-
-
-def _remove_older_cache_files(current: Path) -> None:
-    """Remove the cache files of earlier versions of the same chunks.jsonl: the same name
-    but for the size and modification time."""
-    same_site = current.name.rsplit("-", 2)[0]
-    for other in current.parent.glob(f"{same_site}-*.sqlite"):
-        if other != current and other.name.rsplit("-", 2)[0] == same_site:
-            with contextlib.suppress(OSError):
-                other.unlink()
-
-
-def _read_records(path: Path) -> list[dict[str, Any]]:
-    try:
-        records = read_index(path)
-    except (OSError, ValueError, sqlite3.Error) as error:
-        raise DocsError(f"{path}: cannot read the chunk index: {error}") from error
-    if not all(isinstance(record, dict) and "id" in record for record in records):
-        raise DocsError(f"{path}: not a native chunk index (records without an 'id')")
-    return records
-
-
-def load_docs(target: Path, cache_dir: Path | None = None) -> tuple[Docs, IndexFiles]:
-    """The Docs of `target` (see `prepare_index`), with the files they come from."""
-    files = prepare_index(target, cache_dir)
-    records = _read_records(files.sqlite)
-    if not records:
-        raise DocsError(f"{files.jsonl or files.sqlite} holds no chunk: nothing to serve")
-    options = next(((r.get("metadata") or {}).get("chunkingOptions") or {} for r in records),
-                   {})
-    encoding = str(options.get("encoding") or "cl100k_base")
-    try:
-        count = token_counter(encoding)
-    except Exception as error:
-        raise DocsError(f"cannot count {encoding} tokens: {error}") from error
-    return Docs(records, site=files.site, sqlite=files.sqlite, count=count,
-                encoding=encoding), files
-
-
-class LiveDocs:
-    """The Docs of a target, loaded again at the next call after its index files change (the
-    site was built again); while the new files cannot be read, the last loaded Docs answer."""
-
-    def __init__(self, target: Path, cache_dir: Path | None = None) -> None:
-        self.target = target
-        self.cache_dir = cache_dir
-        self.docs, self.files = load_docs(target, cache_dir)
-        self._stamp = self._stamp_now()
-        self._lock = threading.Lock()
-
-    def __call__(self) -> Docs:
-        if self._stamp_now() != self._stamp:
-            with self._lock:
-                stamp = self._stamp_now()
-                if stamp != self._stamp:
-                    self._reload()
-        return self.docs
-
-    def _reload(self) -> None:
-        try:
-            docs, files = load_docs(self.target, self.cache_dir)
-        except DocsError as error:
-            log.warning("the index changed but cannot be loaded (%s): answering from the "
-                        "previous one", error)
-            return
-        self.docs, self.files = docs, files
-        self._stamp = self._stamp_now()
-        log.info("index loaded again: %d chunks", len(docs.chunks))
-
-    def _stamp_now(self) -> tuple[tuple[str, int, int] | None, ...]:
-        files = getattr(self, "files", None)
-        watched = [self.target] if files is None else [
-            path for path in (files.jsonl, files.sqlite) if path is not None]
-        return tuple(_file_stamp(path) for path in watched)
-
-
-def _file_stamp(path: Path) -> tuple[str, int, int] | None:
-    try:
-        status = path.stat()
-    except OSError:
-        return None
-    return str(path), status.st_mtime_ns, status.st_size
-
-
-def describe(live: LiveDocs) -> str:
-    """One line on what is served and where its SQLite index is."""
-    docs, files = live.docs, live.files
-    made = {"found": "", "beside": f", made from {files.jsonl} and written beside it",
-            "cache": f", made from {files.jsonl} and written into the cache folder (the site "
-                     "folder cannot be written)"}[files.made]
-    return (f"{len(docs.chunks)} chunks of {len(docs.pages)} pages from {files.sqlite}{made}; "
-            f"pages' Markdown from {files.site}")
-
-
-# ---------------------------------------------------------------------------------------------
-# The MCP server
-
-
-_INSTRUCTIONS = """\
-Documentation of {title}: {pages} pages, {chunks} chunks. Start with search_docs to find the \
-sections that answer a question; read_section gives a whole section (pass the id or url of a \
-result), list_sections a page's outline, read_page a page's Markdown. Every id and url a tool \
-returns is accepted by the others. max_tokens bounds the text returned (tokens: {encoding})."""
-
-
-def _sdk() -> tuple[Any, type[Exception], int]:
-    """The SDK's server class, its ToolError and its major version: `MCPServer` (mcp 2) or
-    `FastMCP` (mcp 1.x), which take the same tool functions."""
-    try:
-        from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ToolError
-        return MCPServer, ToolError, 2
-    except ImportError:
-        from mcp.server.fastmcp import FastMCP  # type: ignore[attr-defined, unused-ignore]
-        from mcp.server.fastmcp.exceptions import ToolError as FastToolError
-        return FastMCP, FastToolError, 1
-
-
-def _require_sdk() -> None:
-    try:
-        _sdk()
-    except ImportError as error:
-        raise DocsError(f"the MCP SDK is not installed ({error}): pip install "
-                        "'mdchunk[mcp]'") from error
-
-
-def build_server(docs: Callable[[], Docs], *, title: str = "this site",
-                 host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """An MCP server with the four tools over `docs()` (called for each tool call).
-
-    `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
-    """
-    from mcp.types import ToolAnnotations
-    from pydantic import Field
-
-    server_class, tool_error, major = _sdk()
-    current = docs()
-    instructions = _INSTRUCTIONS.format(title=title, pages=len(current.pages),
-                                        chunks=len(current.chunks),
-                                        encoding=current.encoding)
-    settings: dict[str, Any] = {"name": "mdchunk", "instructions": instructions,
-                                "log_level": "WARNING"}
-    if major == 1:
-        settings.update(host=host, port=port)
-    else:
-        settings["version"] = __version__
-    server = server_class(**settings)
-    read_only = ToolAnnotations.model_validate(
-        {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
-
-    def tool(function: _F) -> _F:
-        """Register `function` as a read-only tool described by its docstring, on one line
-        (the indentation of a docstring would cost the assistant tokens)."""
-        description = " ".join((function.__doc__ or "").split())
-        registered: _F = server.tool(annotations=read_only, description=description)(function)
-        return registered
-
-    def answer(ask: Callable[[Docs], _T]) -> _T:
-        try:
-            return ask(docs())
-        except DocsError as error:
-            raise tool_error(str(error)) from None
-
-    reference = Annotated[str, Field(description=(
-        "A chunk id (doc:guide/install::ch1), a page id (doc:guide/install) or a url: "
-        "guide/install/#linux, /guide/install/, or the site's absolute url."))]
-
-    @tool
-    def search_docs(
-        query: Annotated[str, Field(description="What to look for, in words.")],
-        limit: Annotated[int, Field(description=(
-            f"How many sections at most (1 to {MAX_SEARCH_LIMIT})."))] = SEARCH_LIMIT,
-        max_tokens: Annotated[int, Field(description=(
-            "Most tokens of text in all results together."))] = SEARCH_TOKENS,
-    ) -> SearchAnswer:
-        """Search the documentation: the sections that best match the query, best first, at
-        most one result per section (a section is a page and an anchor). Each result has the
-        section's url (page#anchor), breadcrumb, the text of its best-matching chunk and that
-        text's token count; sectionChunks > 1 means read_section(id) has more. The texts
-        together stay within max_tokens: a result that does not fit what is left is not
-        returned but listed in `omitted` with its tokens (read it with read_section)."""
-        return answer(lambda d: d.search(query, limit=limit, max_tokens=max_tokens))
-
-    @tool
-    def read_section(
-        id_or_url: reference,
-        max_tokens: Annotated[int, Field(description=(
-            "Most tokens of text to return."))] = SECTION_TOKENS,
-    ) -> SectionAnswer:
-        """Read one whole section of the documentation (all its chunks, in order, exactly as
-        the page's Markdown has them) with its breadcrumb and its subsections' urls. Give a
-        search result's id or url (a page url reads the page's first section). A section
-        longer than max_tokens is cut after its last chunk that fits (truncated: true; the
-        chunks left out are in omittedChunkIds, sectionTokens is what the whole needs)."""
-        return answer(lambda d: d.read_section(id_or_url, max_tokens=max_tokens))
-
-    @tool
-    def read_page(
-        url: reference,
-        max_tokens: Annotated[int, Field(description=(
-            "Most tokens of text to return."))] = PAGE_TOKENS,
-    ) -> PageAnswer:
-        """Read a whole page of the documentation as Markdown (any url or id on the page names
-        it). A page longer than max_tokens is cut after its last section that fits (cut:
-        'section boundary'), or after its last chunk that fits when not even the first section
-        does ('chunk boundary'); `omitted` is the outline of the sections left out (read them
-        with read_section), partlyOmitted the url of a section cut in the middle."""
-        return answer(lambda d: d.read_page(url, max_tokens=max_tokens))
-
-    @tool
-    def list_sections(url: reference) -> OutlineAnswer:
-        """The outline of a page (any url or id on it names it): each section's title,
-        breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
-        read_section needs to return it whole), with the page's total tokens."""
-        return answer(lambda d: d.list_sections(url))
-
-    return server
-
-
-def run_server(server: Any, *, http: bool, host: str, port: int) -> None:
-    """Serve over stdio, or streamable HTTP at http://HOST:PORT/mcp."""
-    _, _, major = _sdk()
-    if not http:
-        server.run("stdio")
-    elif major == 1:
-        server.run("streamable-http")
-    else:
-        server.run("streamable-http", host=host, port=port)
-
-
-def site_title(docs: Docs) -> str:
-    """The home page's first heading (its nav title is often just "Home"), else its title,
-    else the site folder's name."""
-    home = docs.home_page()
-    if home is None:
-        return docs.site.name
-    first = home.chunks[0]
-    return (first.header_path[0] if first.header_path else "") or home.title
-
-
-def serve(target: Path, *, http: bool = False, host: str = "127.0.0.1", port: int = 8000,
-          cache_dir: Path | None = None, say: Callable[[str], None] | None = None) -> None:
-    """Serve `target`'s index until the client hangs up (stdio) or the process is stopped.
-
-    `say` prints a line for the person who started the server (stderr: stdout is the
-    protocol's under stdio).
-
-    Raises:
-        DocsError: where the index cannot be found, read or made.
-    """
-    tell = say or (lambda line: print(line, file=sys.stderr))
-    _require_sdk()
-    live = LiveDocs(target, cache_dir)
-    server = build_server(live, title=site_title(live.docs), host=host, port=port)
-    where = f"http://{_url_host(host)}:{port}/mcp" if http else "stdio"
-    tell(f"mdchunk mcp: {describe(live)}; serving on {where}")
-    if http and not _is_loopback(host):
-        tell(f"mdchunk mcp: warning: listening on {host}, not on this machine only: anyone who "
-             "can reach it can read these docs (there is no authentication)")
-    run_server(server, http=http, host=host, port=port)
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
-def _is_loopback(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")

@@ -1,0 +1,194 @@
+"""The MCP server: the four read-only tools over `Docs`, served over stdio or streamable HTTP."""
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from mdchunk._version import __version__
+from mdchunk.mcp.answers import OutlineAnswer, PageAnswer, SearchAnswer, SectionAnswer
+from mdchunk.mcp.docs import (
+    MAX_SEARCH_LIMIT,
+    PAGE_TOKENS,
+    SEARCH_LIMIT,
+    SEARCH_TOKENS,
+    SECTION_TOKENS,
+    Docs,
+    DocsError,
+)
+from mdchunk.mcp.index import LiveDocs, describe
+
+_T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+_INSTRUCTIONS = """\
+Documentation of {title}: {pages} pages, {chunks} chunks. Start with search_docs to find the \
+sections that answer a question; read_section gives a whole section (pass the id or url of a \
+result), list_sections a page's outline, read_page a page's Markdown. Every id and url a tool \
+returns is accepted by the others. max_tokens bounds the text returned (tokens: {encoding})."""
+
+
+def _sdk() -> tuple[Any, type[Exception], int]:
+    """The SDK's server class, its ToolError and its major version: `MCPServer` (mcp 2) or
+    `FastMCP` (mcp 1.x), which take the same tool functions."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+        return MCPServer, ToolError, 2
+    except ImportError:
+        from mcp.server.fastmcp import FastMCP  # type: ignore[attr-defined, unused-ignore]
+        from mcp.server.fastmcp.exceptions import ToolError as FastToolError
+        return FastMCP, FastToolError, 1
+
+
+def _require_sdk() -> None:
+    try:
+        _sdk()
+    except ImportError as error:
+        raise DocsError(f"the MCP SDK is not installed ({error}): pip install "
+                        "'mdchunk[mcp]'") from error
+
+
+def build_server(docs: Callable[[], Docs], *, title: str = "this site",
+                 host: str = "127.0.0.1", port: int = 8000) -> Any:
+    """An MCP server with the four tools over `docs()` (called for each tool call).
+
+    `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
+    """
+    from mcp.types import ToolAnnotations
+    from pydantic import Field
+
+    server_class, tool_error, major = _sdk()
+    current = docs()
+    instructions = _INSTRUCTIONS.format(title=title, pages=len(current.pages),
+                                        chunks=len(current.chunks),
+                                        encoding=current.encoding)
+    settings: dict[str, Any] = {"name": "mdchunk", "instructions": instructions,
+                                "log_level": "WARNING"}
+    if major == 1:
+        settings.update(host=host, port=port)
+    else:
+        settings["version"] = __version__
+    server = server_class(**settings)
+    read_only = ToolAnnotations.model_validate(
+        {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
+
+    def tool(function: _F) -> _F:
+        """Register `function` as a read-only tool described by its docstring, on one line
+        (the indentation of a docstring would cost the assistant tokens)."""
+        description = " ".join((function.__doc__ or "").split())
+        registered: _F = server.tool(annotations=read_only, description=description)(function)
+        return registered
+
+    def answer(ask: Callable[[Docs], _T]) -> _T:
+        try:
+            return ask(docs())
+        except DocsError as error:
+            raise tool_error(str(error)) from None
+
+    reference = Annotated[str, Field(description=(
+        "A chunk id (doc:guide/install::ch1), a page id (doc:guide/install) or a url: "
+        "guide/install/#linux, /guide/install/, or the site's absolute url."))]
+
+    @tool
+    def search_docs(
+        query: Annotated[str, Field(description="What to look for, in words.")],
+        limit: Annotated[int, Field(description=(
+            f"How many sections at most (1 to {MAX_SEARCH_LIMIT})."))] = SEARCH_LIMIT,
+        max_tokens: Annotated[int, Field(description=(
+            "Most tokens of text in all results together."))] = SEARCH_TOKENS,
+    ) -> SearchAnswer:
+        """Search the documentation: the sections that best match the query, best first, at
+        most one result per section (a section is a page and an anchor). Each result has the
+        section's url (page#anchor), breadcrumb, the text of its best-matching chunk and that
+        text's token count; sectionChunks > 1 means read_section(id) has more. The texts
+        together stay within max_tokens: a result that does not fit what is left is not
+        returned but listed in `omitted` with its tokens (read it with read_section)."""
+        return answer(lambda d: d.search(query, limit=limit, max_tokens=max_tokens))
+
+    @tool
+    def read_section(
+        id_or_url: reference,
+        max_tokens: Annotated[int, Field(description=(
+            "Most tokens of text to return."))] = SECTION_TOKENS,
+    ) -> SectionAnswer:
+        """Read one whole section of the documentation (all its chunks, in order, exactly as
+        the page's Markdown has them) with its breadcrumb and its subsections' urls. Give a
+        search result's id or url (a page url reads the page's first section). A section
+        longer than max_tokens is cut after its last chunk that fits (truncated: true; the
+        chunks left out are in omittedChunkIds, sectionTokens is what the whole needs)."""
+        return answer(lambda d: d.read_section(id_or_url, max_tokens=max_tokens))
+
+    @tool
+    def read_page(
+        url: reference,
+        max_tokens: Annotated[int, Field(description=(
+            "Most tokens of text to return."))] = PAGE_TOKENS,
+    ) -> PageAnswer:
+        """Read a whole page of the documentation as Markdown (any url or id on the page names
+        it). A page longer than max_tokens is cut after its last section that fits (cut:
+        'section boundary'), or after its last chunk that fits when not even the first section
+        does ('chunk boundary'); `omitted` is the outline of the sections left out (read them
+        with read_section), partlyOmitted the url of a section cut in the middle."""
+        return answer(lambda d: d.read_page(url, max_tokens=max_tokens))
+
+    @tool
+    def list_sections(url: reference) -> OutlineAnswer:
+        """The outline of a page (any url or id on it names it): each section's title,
+        breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
+        read_section needs to return it whole), with the page's total tokens."""
+        return answer(lambda d: d.list_sections(url))
+
+    return server
+
+
+def run_server(server: Any, *, http: bool, host: str, port: int) -> None:
+    """Serve over stdio, or streamable HTTP at http://HOST:PORT/mcp."""
+    _, _, major = _sdk()
+    if not http:
+        server.run("stdio")
+    elif major == 1:
+        server.run("streamable-http")
+    else:
+        server.run("streamable-http", host=host, port=port)
+
+
+def site_title(docs: Docs) -> str:
+    """The home page's first heading (its nav title is often just "Home"), else its title,
+    else the site folder's name."""
+    home = docs.home_page()
+    if home is None:
+        return docs.site.name
+    first = home.chunks[0]
+    return (first.header_path[0] if first.header_path else "") or home.title
+
+
+def serve(target: Path, *, http: bool = False, host: str = "127.0.0.1", port: int = 8000,
+          cache_dir: Path | None = None, say: Callable[[str], None] | None = None) -> None:
+    """Serve `target`'s index until the client hangs up (stdio) or the process is stopped.
+
+    `say` prints a line for the person who started the server (stderr: stdout is the
+    protocol's under stdio).
+
+    Raises:
+        DocsError: where the index cannot be found, read or made.
+    """
+    tell = say or (lambda line: print(line, file=sys.stderr))
+    _require_sdk()
+    live = LiveDocs(target, cache_dir)
+    server = build_server(live, title=site_title(live.docs), host=host, port=port)
+    where = f"http://{_url_host(host)}:{port}/mcp" if http else "stdio"
+    tell(f"mdchunk mcp: {describe(live)}; serving on {where}")
+    if http and not _is_loopback(host):
+        tell(f"mdchunk mcp: warning: listening on {host}, not on this machine only: anyone who "
+             "can reach it can read these docs (there is no authentication)")
+    run_server(server, http=http, host=host, port=port)
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _is_loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
