@@ -22,7 +22,6 @@ them and hands back the bundle's files: its index, `pagefind.js` (the search API
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import dataclasses
 import functools
@@ -181,6 +180,8 @@ def check_replaceable(folder: Path) -> None:
 async def _bundle_files(records: Iterable[Record]) -> tuple[dict[str, bytes], int]:
     """Feed `records` to a Pagefind service; return its bundle's files (path inside the
     bundle -> content) and the number of records."""
+    import asyncio  # (here: a build without a Pagefind bundle does not load asyncio)
+
     from mdchunk.outputs.pagefind_service import ResponsiveService
 
     count = 0
@@ -213,6 +214,8 @@ def _inside_bundle(path: object) -> str:
 def run_coroutine(coroutine: Coroutine[Any, Any, _T]) -> _T:
     """Run `coroutine` to its end from synchronous code: here, or in a thread of its own when
     this thread already runs an event loop."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
