@@ -15,14 +15,18 @@ For each corpus (built as benchmarks/retrieval.py builds it) and query variant i
 - a sample of them: the query, the gold section, mdchunk's first five, the window that hit;
 - what other context lines in `embedText` would have done, on the same chunks (the page title
   and breadcrumb, plus: the titles of the section's own subsections; of its sibling sections;
-  of every section under its H2; the first or last 64 tokens of the neighbouring chunks).
+  of every section under its H2; the first or last 64 tokens of the neighbouring chunks, their
+  links as text), and what fixed windows and Chonkie score when their chunks too are retrieved
+  with links as text (`embed_links: text` is a preprocessing any pipeline could apply).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
+import socket
 import statistics
 import sys
 import tempfile
@@ -46,6 +50,7 @@ from benchmarks.retrieval import (
 )
 from benchmarks.scoring import Retrieved, is_hit, overlap
 from benchmarks.sections import VARIANTS, Heading, Page, Query
+from mdchunk.chunking.embed import link_text
 from mdchunk.tokens import load_encoding
 
 METRICS = ("Hit@1", "Hit@5", "MRR@10", "R@5", "Hit@1k", "R@1k")
@@ -128,8 +133,9 @@ def context_variants(corpus: Corpus, encoding: Any) -> dict[str, list[str]]:
                 while top.level > 2 and (up := parent(page, top)) is not None:
                     top = up
                 lines[2] = titles(below(page, top, direct=False))
-            following = records[index + 1]["originalText"] if index + 1 < len(records) else ""
-            before = records[index - 1]["originalText"] if index else ""
+            following = link_text(records[index + 1]["originalText"]) if index + 1 < len(
+                records) else ""
+            before = link_text(records[index - 1]["originalText"]) if index else ""
             texts = [embed, *(context + ("\n" + "; ".join(line) if line else "") + "\n\n" + text
                               for line in lines),
                      embed + "\n\n" + head(following, 64), tail(before, 64) + "\n\n" + embed]
@@ -214,7 +220,22 @@ def report(corpus: Corpus, encoding: Any, sample: int, log: Callable[[str], None
                                               bm25.rank(Chunks(name, texts, mdchunk.items),
                                                         queries))
                            for name, texts in variants.items()}
+        scores[variant].update(links_as_text(others, queries, ranked))
         log(f"{corpus.name} {variant}: done")
+    return scores
+
+
+def links_as_text(others: dict[str, Chunks], queries: Sequence[Query],
+                  ranked: dict[str, list[list[int]]]) -> dict[str, dict[str, list[float]]]:
+    """The scores of the other chunkers as chunked, and with their chunks retrieved by their
+    text with links as text (the preprocessing of `embed_links: text`, given to them too)."""
+    scores = {}
+    for name, chunks in others.items():
+        bare = Chunks(name, [link_text(text) for text in chunks.texts], chunks.items)
+        scores[f"{name} (not mdchunk), as chunked"] = score_chunks(chunks, queries,
+                                                                   ranked[name])
+        scores[f"{name} (not mdchunk), links as text"] = score_chunks(
+            bare, queries, Bm25().rank(bare, queries))
     return scores
 
 
@@ -223,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--corpus", nargs="+", default=["nodejs", "nodejs-sphinx"])
     parser.add_argument("--sample", type=int, default=8, help="misses shown per query set")
     args = parser.parse_args(argv)
+    socket.setdefaulttimeout(10)  # no part of the benchmark may wait on the network
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     encoding = load_encoding("cl100k_base")
     every: dict[str, dict[str, dict[str, dict[str, list[float]]]]] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -235,7 +258,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                                  lambda message: print(message, file=sys.stderr))
     for variant in VARIANTS:
         print(f"\n## Context lines, BM25, queries {variant}: mean over "
-              + ", ".join(every) + " (the same chunks)\n")
+              + ", ".join(every) + " (mdchunk's chunks; last rows: fixed windows and "
+              "Chonkie as chunked, and with their links as text too)\n")
         print("| embedText | " + " | ".join(METRICS) + " |")
         print("|---" * (len(METRICS) + 1) + "|")
         names = next(iter(every.values()))[variant]
