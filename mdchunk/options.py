@@ -14,10 +14,13 @@ OVERLAP_MODES: tuple[str, ...] = ("metadata", "text")
 BoundedField = Literal["embedText", "originalText"]
 BOUNDED_FIELDS: tuple[str, ...] = ("embedText", "originalText")
 """The record fields `max_tokens` may bound (`max_tokens_bounds`)."""
+EmbedLinks = Literal["text", "markdown"]
+EMBED_LINKS: tuple[str, ...] = ("text", "markdown")
+"""How links read in embedText (`embed_links`): as their text, or as Markdown links."""
 
 #: Placeholders the embed template may use, with what they stand for.
 EMBED_FIELDS: Mapping[str, str] = {
-    "text": "the chunk's originalText",
+    "text": "the chunk's originalText (with `embed_links: text`, each link as its text)",
     "context": "the page title and the breadcrumb, joined with ' > ' (no repeats)",
     "title": "the page title (fileTitle)",
     "breadcrumb": "the headerBreadcrumb ('A > B > C')",
@@ -121,6 +124,12 @@ class ChunkOptions:
     """tiktoken encoding used for every token count."""
     embed_template: str = DEFAULT_EMBED_TEMPLATE
     """Template of embedText: {text}, {context}, {title}, {breadcrumb}, {section}, {url}."""
+    embed_links: EmbedLinks = "text"
+    """How links read in embedText: `text`, each Markdown link as its text and each image as
+    its alt text (a link's destination is a url, which tells an embedding model or a keyword
+    index next to nothing and takes room in its window; the retrieval benchmark finds the
+    linked section more often without them, benchmarks/RESULTS.md); `markdown`, as in
+    originalText."""
     max_tokens_bounds: BoundedField = "embedText"
     """The text `max_tokens` bounds: `embedText` (what an embedding model reads: the context
     line counts in the budget) or `originalText` (the chunk's text alone, the context line on
@@ -175,6 +184,11 @@ class ChunkOptions:
             raise OptionError(
                 "overlap_mode",
                 f"must be one of {', '.join(OVERLAP_MODES)}, got {self.overlap_mode!r}",
+            )
+        if self.embed_links not in EMBED_LINKS:
+            raise OptionError(
+                "embed_links",
+                f"must be one of {', '.join(EMBED_LINKS)}, got {self.embed_links!r}",
             )
         if self.max_tokens_bounds not in BOUNDED_FIELDS:
             raise OptionError(

@@ -211,8 +211,10 @@ def _ids(html: str) -> set[str]:
 def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> None:
     """A chunk may start or end inside a list item or a heading only when it is too large for
     the text budget of the chunk that cuts it: max_tokens less the tokens its embed template
-    adds (at most half of max_tokens)."""
+    adds (at most half of max_tokens): with the default template, its context line, what
+    embedText holds before the chunk's text as embedded (links as their text)."""
     from mdchunk import parse_html
+    from mdchunk.chunking.embed import link_text
 
     parsed = parse_html(html, page_url=result.url, site_url="https://example.org/")
     assert parsed.markdown == result.markdown
@@ -224,7 +226,10 @@ def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> No
         start = line if not parsed.markdown[line:block.start].strip(" ") else block.start
         size = count_tokens(parsed.markdown[start:block.end])
         for c in result.chunks:
-            budget = max_tokens - min(c.embed_tokens - c.tokens, max_tokens // 2)
+            embedded = link_text(c.text)
+            assert c.embed_text.endswith("\n\n" + embedded)
+            context = count_tokens(c.embed_text[: len(c.embed_text) - len(embedded)])
+            budget = max_tokens - min(context, max_tokens // 2)
             if size > budget:
                 continue
             for offset in (c.char_start, c.char_end):
@@ -418,6 +423,56 @@ def test_embed_template_and_context() -> None:
     assert result.chunks[0].embed_text == "[Install] guide/page/#install\n## Install\n\nRun it."
     default = chunk("## Install\n\nRun it.").chunks[0]
     assert default.embed_text == "Page > Install\n\n## Install\n\nRun it."
+
+
+LINKED = """\
+## Install
+
+Read [the queue settings](setup.md#queues) and [`fs.readFile()`](api.md#read) first; \
+![the logo](logo.png) shows it.
+
+```
+See [Retries](retries.md) in code: it stays a link.
+```
+
+`[a](b)` stays code, and [Home](index.md)."""
+
+
+def test_links_read_as_their_text_in_embed_text_by_default() -> None:
+    """`embed_links: text` (the default): embedText has each link's text and each image's alt
+    text, without their urls, and code as it is; originalText and the spans are untouched,
+    and embedTokens is the exact count of embedText. `markdown` keeps the links."""
+    linked = chunk(LINKED).chunks[0]
+    assert "](" in linked.text and "https://example.org/guide/page/setup.md#queues" in linked.text
+    assert linked.embed_text == (
+        "Page > Install\n\n## Install\n\n"
+        "Read the queue settings and `fs.readFile()` first; the logo shows it.\n\n"
+        "```\nSee [Retries](retries.md) in code: it stays a link.\n```\n\n"
+        "`[a](b)` stays code, and Home.")
+    assert linked.embed_tokens == count_tokens(linked.embed_text) < linked.tokens + 10
+    kept = chunk(LINKED, embed_links="markdown").chunks[0]
+    assert kept.embed_text == "Page > Install\n\n" + kept.text
+    assert (kept.char_start, kept.char_end, kept.text) == (
+        linked.char_start, linked.char_end, linked.text)
+    assert kept.embed_tokens == count_tokens(kept.embed_text) > linked.embed_tokens
+    assert linked.as_native()["metadata"]["chunkingOptions"]["embed_links"] == "text"
+    with pytest.raises(OptionError, match="embed_links"):
+        chunk(LINKED, embed_links="plain")
+
+
+@pytest.mark.parametrize(("markdown_text", "expected"), [
+    ("[a](u) [b](<v w>) [c](x(y)z \"title\") [d](e 'f')", "a b c d"),
+    ("[![alt](i.png)](https://u)", "alt"),
+    ("[](empty) and [ref][] and <https://auto.link>", " and [ref][] and <https://auto.link>"),
+    ("\\[not](a) but [yes](u)", "\\[not](a) but yes"),
+    ("- [x](y)\n  ```\n  [in](code)\n  ```\n- [z](w)", "- x\n  ```\n  [in](code)\n  ```\n- z"),
+    ("~~~\n[a](b)\n~~~\n[c](d)", "~~~\n[a](b)\n~~~\nc"),
+    ("```js `x`\n[a](b)", "```js `x`\na"),  # (backticks after ``` open no fence)
+])
+def test_link_text(markdown_text: str, expected: str) -> None:
+    from mdchunk.chunking.embed import link_text
+
+    assert link_text(markdown_text) == expected
 
 
 def test_record_fields_follow_seed_002() -> None:

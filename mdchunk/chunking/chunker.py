@@ -70,7 +70,8 @@ class Chunker:
             del tree
         described = clean_page(page)
         embed = EmbedTemplate(self.options.embed_template, title=described.title,
-                              page_url=described.url, count=self.count)
+                              page_url=described.url, count=self.count,
+                              links=self.options.embed_links)
         with timer.stage("pack"):
             root = build_tree(parsed)
             packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks, embed)

@@ -6,10 +6,16 @@ section may hold `max_tokens` minus what the template adds for that section (its
 so that the text an embedding model reads fits the budget, not only the chunk's own text.
 Describing a chunk asks for the embed text and its exact count. Both go through this one
 object, so that what packing reserved and what the record holds cannot differ.
+
+With `embed_links: text` (the default) the chunk's text goes into the template with each
+Markdown link written as its text and each image as its alt text (`link_text`): the embed text
+is then never longer than the template applied to the chunk's own text, which is what packing
+reserves room for, and its exact count is taken from the text as embedded.
 """
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Sequence
 
@@ -22,8 +28,10 @@ class EmbedTemplate:
     many tokens the template adds to a chunk of a section (`cost`)."""
 
     def __init__(self, template: str, *, title: str, page_url: str,
-                 count: TokenCounter) -> None:
+                 count: TokenCounter, links: str = "text") -> None:
         self.template = template
+        self.links_as_text = links == "text"
+        """Whether links read as their text in the embed text (`embed_links: text`)."""
         self.title = title
         """The page title, cleaned as the records hold it."""
         self.page_url = page_url
@@ -31,12 +39,24 @@ class EmbedTemplate:
         self.text_last = text_comes_last(template)
         """Whether `{text}` ends the template, right after a line break."""
         self._costs: dict[tuple[int, ...], int] = {}
+        self._embedded: dict[str, tuple[str, int | None]] = {}
+        """A chunk text: the text as embedded, and its count once known (packing and
+        describing ask for the same chunks)."""
+
+    def embedded(self, text: str) -> str:
+        """`text` as it goes into the template: with `embed_links: text`, links as their text."""
+        if not self.links_as_text:
+            return text
+        found = self._embedded.get(text)
+        if found is None:
+            found = self._embedded[text] = (link_text(text), None)
+        return found[0]
 
     def render(self, path: Sequence[Block], text: str) -> str:
         """The embed text of a chunk with `text` that starts in the section of heading `path`."""
         header_path = tuple(heading.title for heading in path)
         return self.template.format(
-            text=text,
+            text=self.embedded(text),
             context=context_line(self.title, header_path),
             title=self.title,
             breadcrumb=" > ".join(header_path),
@@ -58,11 +78,22 @@ class EmbedTemplate:
         and right after a line break (the default), the embed text counts as the template
         applied to no text plus the text. Any other template is counted whole.
         """
+        embedded = self.embedded(text)
+        if embedded is not text and embedded != text:
+            text_tokens = self._count_embedded(text, embedded)
         if self.template == "{text}":
             return text_tokens
-        if self.text_last and text and not text[0].isspace():
+        if self.text_last and embedded and not embedded[0].isspace():
             return self.cost(path) + text_tokens
         return self.count(self.render(path, text))
+
+    def _count_embedded(self, text: str, embedded: str) -> int:
+        """Tokens of `embedded`, the text of `text` as embedded (counted once per text)."""
+        known = self._embedded[text][1]
+        if known is None:
+            known = self.count(embedded)
+            self._embedded[text] = (embedded, known)
+        return known
 
     def cost(self, path: Sequence[Block]) -> int:
         """Tokens the template adds to the text of a chunk of the section `path`: the count of
@@ -95,3 +126,58 @@ def context_line(title: str, header_path: tuple[str, ...]) -> str:
 def section_slug(path: Sequence[Block]) -> str:
     """The id the browser scrolls to for the section `path`: the nearest heading's that has one."""
     return next((heading.anchor for heading in reversed(path) if heading.anchor), "")
+
+
+# A fenced code block's opening or closing line: indentation and quote markers, then three or
+# more backticks or tildes.
+_FENCE = re.compile(r"[ \t>]*(`{3,}|~{3,})")
+# What `link_text` rewrites, and what it leaves alone: an inline code span (kept as it is:
+# `[a](b)` in code is code), or an inline link or image: its text (escapes and code spans
+# allowed, no unescaped bracket), its destination (in angle brackets, or without spaces, with
+# balanced parentheses) and an optional title.
+_LINK_OR_CODE = re.compile(
+    r"(?P<code>(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))"
+    r"|(?<!\\)!?\[(?P<label>(?:\\.|`[^`\n]*`|[^\\\[\]`\n])*)\]"
+    r"\((?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)"
+    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)""",
+    re.S)
+
+
+def link_text(markdown: str) -> str:
+    """`markdown` with each inline link written as its text and each image as its alt text,
+    outside code (fenced blocks and inline code spans are left as they are). An image inside a
+    link's text becomes its alt text first, then the link its text. Reference links, autolinks
+    and raw HTML are left as they are."""
+    if "](" not in markdown:
+        return markdown
+    out: list[str] = []
+    fence = ""
+    prose: list[str] = []
+    for line in markdown.splitlines(keepends=True):
+        opening = _FENCE.match(line)
+        if fence:
+            out.append(line)
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(
+                    fence) and not line[opening.end():].strip():
+                fence = ""
+            continue
+        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end():]):
+            out.append(_links_as_text("".join(prose)))
+            prose = []
+            out.append(line)
+            fence = opening.group(1)
+            continue
+        prose.append(line)
+    out.append(_links_as_text("".join(prose)))
+    return "".join(out)
+
+
+def _links_as_text(prose: str) -> str:
+    """Links and images of `prose` (no fenced code in it) as their text, code spans kept."""
+    while "](" in prose:
+        rewritten = _LINK_OR_CODE.sub(
+            lambda found: found.group("code") or found.group("label"), prose)
+        if rewritten == prose:
+            break
+        prose = rewritten
+    return prose

@@ -17,6 +17,7 @@ from typing import Any
 from mdchunk.errors import OptionError
 from mdchunk.options import (
     BOUNDED_FIELDS,
+    EMBED_LINKS,
     OVERLAP_MODES,
     PRESETS,
     ChunkOptions,
@@ -95,6 +96,8 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     _chunking("encoding", (str,), "tiktoken encoding of every token count (cl100k_base)."),
     _chunking("embed_template", (str,), "Template of embedText: {context}, {text}, {title}, "
               "{breadcrumb}, {section}, {url}."),
+    _chunking("embed_links", (str,), f"One of {', '.join(EMBED_LINKS)}: links in embedText "
+              "read as their text (images as their alt text), or as Markdown links."),
     _chunking("max_tokens_bounds", (str,), f"One of {', '.join(BOUNDED_FIELDS)}: the text "
               "max_tokens bounds (embedText: the context line counts in the budget)."),
     _chunking("preset", (str,), f"One of {', '.join(PRESETS)}: defaults for the chunking "

@@ -32,6 +32,7 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "embed_template": [("{text} {nope}", "{nope}", "{context}"), ("no text", "'no text'",
                                                                   "{text}"),
                        ("{text", "'{text'", "template")],
+    "embed_links": [("plain", "'plain'", "text, markdown"), (False, "False", "str")],
     "max_tokens_bounds": [("embed", "'embed'", "embedText, originalText"),
                           (True, "True", "str")],
     "preset": [("huge", "'huge'", "code-heavy")],
