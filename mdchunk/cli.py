@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from mdchunk._version import __version__
+from mdchunk.duplicates import DUPLICATE_MODES, checked_mode
 from mdchunk.errors import MdChunkError, OptionError
 
 #: Keys of a `--config` file (and of the MkDocs plugin) besides the chunking options.
@@ -77,7 +78,7 @@ _CHUNKING_FLAGS = (
                       "(repeatable)."),
     click.option("--pagefind-search-page/--no-pagefind-search-page", default=None,
                  help="Write _mdchunk/search.html: Pagefind's search UI over the sections."),
-    click.option("--duplicates", type=click.Choice(["mark", "drop", "off"]),
+    click.option("--duplicates", type=click.Choice(DUPLICATE_MODES),
                  help="Duplicate chunks: marked in the native index (mark), also left out of "
                       "the embedding formats (drop), or not looked for (off)."),
 )
@@ -257,7 +258,6 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     from mdchunk.options import ChunkOptions, check_output_path
     from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
     from mdchunk.profiles import check_formats
-    from mdchunk.session.builder import DUPLICATE_MODES
 
     chunking = {key: value for key, value in settings.items() if key not in _OUTPUT_KEYS}
     options = ChunkOptions.validated(chunking)
@@ -265,10 +265,7 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     output["formats"] = check_formats(output.get("formats") or ["native"])
     name = check_output_path(output.get("output") or "chunks.jsonl")
     output["output"] = name
-    duplicates = output.setdefault("duplicates", "mark")
-    if duplicates not in DUPLICATE_MODES:
-        raise OptionError("duplicates", f"must be one of {', '.join(DUPLICATE_MODES)}, got "
-                          f"{duplicates!r}")
+    output["duplicates"] = checked_mode(output.get("duplicates", "mark"))
     output["pagefind"] = PagefindSettings.validated(
         folder=output.get("pagefind_output") or DEFAULT_FOLDER,
         search_page=bool(output.get("pagefind_search_page")), formats=output["formats"])

@@ -37,7 +37,27 @@ import struct
 import unicodedata
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
+
+from mdchunk.errors import OptionError
+
+DuplicateMode = Literal["mark", "drop", "off"]
+DUPLICATE_MODES: tuple[str, ...] = ("mark", "drop", "off")
+"""The `duplicates` option's values: mark duplicate chunks in the native index, also leave them
+out of the embedding formats, or look for none."""
+
+
+def checked_mode(value: object) -> DuplicateMode:
+    """The `duplicates` option's value, checked.
+
+    Raises:
+        OptionError: when it is not one of `DUPLICATE_MODES`.
+    """
+    if value not in DUPLICATE_MODES:
+        raise OptionError("duplicates", f"must be one of {', '.join(DUPLICATE_MODES)}, got "
+                          f"{value!r}")
+    return cast("DuplicateMode", value)
+
 
 SHINGLE_WORDS = 5
 """Words per shingle."""
@@ -138,11 +158,12 @@ def find_duplicates(prints: Iterable[ChunkPrint], *, threshold: float = NEAR_THR
         if earlier != chunk.id:
             marks[chunk.id] = marks.get(earlier) or Duplicate(earlier, "exact", 1.0)
             continue
-        near = kept.most_similar(chunk.sketch)
+        hashes = frozenset(chunk.sketch)
+        near = kept.most_similar(chunk.sketch, hashes)
         if near is not None:
             marks[chunk.id] = near
             continue
-        kept.add(chunk)
+        kept.add(chunk, hashes)
     return marks
 
 
@@ -159,20 +180,20 @@ class _Kept:
         shares one (rounded down, the share is never short of the bound)."""
         return sketch[:len(sketch) - math.floor(self.threshold * len(sketch)) + 1]
 
-    def add(self, chunk: ChunkPrint) -> None:
+    def add(self, chunk: ChunkPrint, hashes: frozenset[int]) -> None:
+        """Keep `chunk`, whose sketch holds `hashes`."""
         position = len(self.sketches)
-        self.sketches.append((chunk.id, chunk.sketch, frozenset(chunk.sketch)))
+        self.sketches.append((chunk.id, chunk.sketch, hashes))
         for value in self.prefix(chunk.sketch):
             self.holders.setdefault(value, []).append(position)
 
-    def most_similar(self, sketch: Sequence[int]) -> Duplicate | None:
+    def most_similar(self, sketch: Sequence[int], own: frozenset[int]) -> Duplicate | None:
         """The kept chunk most similar to `sketch` at the threshold or above (the first on
         ties), as a near duplicate. A candidate must share at least the threshold's share of
         the larger sketch (the similarity counts shared hashes among as many as that holds)
         before the similarity is worked out."""
         candidates = {position for value in self.prefix(sketch)
                       for position in self.holders.get(value, ())}
-        own = frozenset(sketch)
         best: tuple[float, int] | None = None
         for position in sorted(candidates):
             _, other, others = self.sketches[position]

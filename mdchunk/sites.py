@@ -23,6 +23,7 @@ from cssselect import ExpressionError, SelectorError
 from lxml.cssselect import CSSSelector
 
 from mdchunk.chunking import PageInput
+from mdchunk.duplicates import DuplicateMode
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
@@ -31,7 +32,7 @@ from mdchunk.outputs.outline import SiteOutline, folder_outline
 from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.outputs.twins import markdown_beside
-from mdchunk.session.builder import BuildSettings, DuplicateMode, IndexBuilder
+from mdchunk.session.builder import BuildSettings, IndexBuilder
 from mdchunk.sources import split_front_matter
 
 log = logging.getLogger(__name__)

@@ -79,7 +79,7 @@ class EmbedTemplate:
         applied to no text plus the text. Any other template is counted whole.
         """
         embedded = self.embedded(text)
-        if embedded is not text and embedded != text:
+        if embedded != text:
             text_tokens = self._count_embedded(text, embedded)
         if self.template == "{text}":
             return text_tokens

@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from mdchunk._version import code_identity
 from mdchunk.chunking import Chunker, PageInput, build_time
-from mdchunk.duplicates import ChunkPrint, Duplicate, find_duplicates
+from mdchunk.duplicates import ChunkPrint, Duplicate, DuplicateMode, find_duplicates
 from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.formats import write_records
@@ -45,9 +45,6 @@ from mdchunk.session.store import Listed, PageStore
 from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
 from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import counter_name, token_counter
-
-DuplicateMode = Literal["mark", "drop", "off"]
-DUPLICATE_MODES: tuple[str, ...] = ("mark", "drop", "off")
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -377,7 +374,7 @@ class IndexBuilder:
         """Whether a worker pays for itself, when mdchunk chooses: a second core is free, and
         the engine said it renders enough (`expect`) or, where it did not, chunking here has
         taken longer than starting a worker would."""
-        if self.settings.workers is not None or available_cores() < 2:
+        if available_cores() < 2:
             return False
         if self._expected_bytes is not None and self._expected_bytes >= WORKER_FOR_BYTES:
             return True

@@ -14,6 +14,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
+from mdchunk.duplicates import DUPLICATE_MODES, checked_mode
 from mdchunk.errors import OptionError
 from mdchunk.options import (
     BOUNDED_FIELDS,
@@ -28,7 +29,7 @@ from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
 from mdchunk.outputs.pages import OutputSettings
 from mdchunk.profiles import check_formats
-from mdchunk.session.builder import DUPLICATE_MODES, BuildSettings
+from mdchunk.session.builder import BuildSettings
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
           dict: "a mapping", list: "a list of str"}
@@ -191,9 +192,7 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
         option.check(given[option.name])
     if given["workers"] is not None and given["workers"] < 0:
         raise OptionError("workers", f"must be 0 (chunk inline) or more, got {given['workers']}")
-    if given["duplicates"] not in DUPLICATE_MODES:
-        raise OptionError("duplicates", f"must be one of {', '.join(DUPLICATE_MODES)}, got "
-                          f"{given['duplicates']!r}")
+    checked_mode(given["duplicates"])
     if not given["cache_dir"].strip():
         raise OptionError("cache_dir", f"must name a folder, got {given['cache_dir']!r}")
     chunking = {field.name: given[field.name] for field in dataclasses.fields(ChunkOptions)}
