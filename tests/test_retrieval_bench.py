@@ -18,6 +18,8 @@ from benchmarks.retrieval import (
     ANCHOR_BUILD,
     Bm25,
     Chunks,
+    budget_rows,
+    budget_setting,
     build_corpus,
     chunk_corpus,
     mdchunk_chunks,
@@ -233,7 +235,8 @@ def test_paired_bootstrap() -> None:
 
 def test_bm25_leaves_the_query_page_out_and_a_broken_chunker_scores_lower(
         tmp_path: Path) -> None:
-    corpus = build_corpus("handbook", tmp_path, {"default": {}}, 512)
+    corpus = build_corpus("handbook", tmp_path, {"default": {}, budget_setting(64): {
+        "max_tokens": 64}}, 512)
     assert corpus is not None
     encoding = load_encoding("cl100k_base")
     written = [query for query in corpus.queries if query.variant == WRITTEN]
@@ -252,6 +255,16 @@ def test_bm25_leaves_the_query_page_out_and_a_broken_chunker_scores_lower(
         "mdchunk embedText", "mdchunk originalText", "mdchunk embedText + sections",
         "mdchunk embedText, duplicates dropped", "fixed", "shuffled (mdchunk embedText)"]
     assert fixed[4].located[EXACT] == len(fixed[4].items)
+    # Every chunker at other budgets too, named by theirs: smaller chunks, more of them.
+    sized = chunk_corpus(corpus, ["fixed"], 512, encoding, [], other_budgets=[512, 64])
+    assert [chunks.name for chunks in sized[4:7]] == [
+        "mdchunk embedText 64", "fixed", "fixed 64"]
+    for small, large in ((sized[4], sized[0]), (sized[6], sized[5])):
+        assert len(small.items) > len(large.items)
+    assert max(item.tokens for item in sized[6].items) <= 64
+    scores = {chunks.name: {"handbook": {"Hit@1": [0.0]}} for chunks in sized}
+    assert list(budget_rows(scores, 64, 512)) == ["mdchunk embedText 64", "fixed 64"]
+    assert list(budget_rows(scores, 512, 512)) == ["mdchunk embedText", "fixed"]
     # Each chunk knows its section, from the build's sections.jsonl.
     widening = fixed[2]
     assert widening.sections is not None and all(widening.sections)
