@@ -472,10 +472,10 @@ def chunk_corpus(corpus: Corpus, names: Sequence[str], max_tokens: int,
            mdchunk_chunks(WIDENED, default, "embedText", count,
                           sections=corpus.sections.get("default", {})),
            mdchunk_chunks(DEDUPLICATED, default, "embedText", count, drop_duplicates=True)]
-    out += [mdchunk_chunks(f"{REFERENCE} {budget}", corpus.records[budget_setting(budget)],
-                           "embedText", count)
-            for budget in other_budgets if budget_setting(budget) in corpus.records]
-    budgets = [max_tokens, *(budget for budget in other_budgets if budget != max_tokens)]
+    budgets = list(dict.fromkeys([max_tokens, *other_budgets]))
+    out += [mdchunk_chunks(at_budget(REFERENCE, budget, max_tokens),
+                           corpus.records[budget_setting(budget)], "embedText", count)
+            for budget in budgets[1:] if budget_setting(budget) in corpus.records]
     for name, budget in itertools.product(names, budgets):
         try:
             pieces = RECIPES[name](pages, budget, encoding)
@@ -484,10 +484,15 @@ def chunk_corpus(corpus: Corpus, names: Sequence[str], max_tokens: int,
             if note not in notes:
                 notes.append(note)
             continue
-        label = name if budget == max_tokens else f"{name} {budget}"
-        out.append(located_chunks(label, pages, pieces, count))
+        out.append(located_chunks(at_budget(name, budget, max_tokens), pages, pieces, count))
     out.append(shuffled(out[0]))
     return out
+
+
+def at_budget(name: str, budget: int, max_tokens: int) -> str:
+    """A chunker's row at `budget` tokens: its own name at `--max-tokens`, else with the budget
+    (`Chonkie 128`, `mdchunk embedText 128`)."""
+    return name if budget == max_tokens else f"{name} {budget}"
 
 
 def budget_setting(budget: int) -> str:
@@ -728,12 +733,9 @@ def difference_table(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]]
 
 def budget_rows(rows: Mapping[str, Mapping[str, Mapping[str, list[float]]]], budget: int,
                 max_tokens: int) -> dict[str, Mapping[str, Mapping[str, list[float]]]]:
-    """The rows of the chunkers run at `budget` tokens (`Chonkie 128`; at `max_tokens`, the
-    rows without a budget in their name), mdchunk's embedText first."""
-    if budget == max_tokens:
-        names = [REFERENCE, *RECIPES]
-    else:
-        names = [f"{REFERENCE} {budget}", *(f"{name} {budget}" for name in RECIPES)]
+    """The rows of the chunkers run at `budget` tokens (`at_budget`), mdchunk's embedText
+    first."""
+    names = [at_budget(name, budget, max_tokens) for name in (REFERENCE, *RECIPES)]
     return {name: rows[name] for name in names if name in rows}
 
 
@@ -842,6 +844,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if "default" not in args.settings:
         args.settings = ["default", *args.settings]
     args.chunker = args.chunker or list(RECIPES)
+    args.other_budgets = [budget for budget in dict.fromkeys(args.other_budgets)
+                          if budget != args.max_tokens]
     return args
 
 
@@ -864,7 +868,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         notes.append(f"the Node.js API docs are not installed at {NODEJS_API}: left out")
     settings = {label: SETTINGS[label] for label in args.settings}
     settings.update({budget_setting(budget): {"max_tokens": budget}
-                     for budget in args.other_budgets if budget != args.max_tokens})
+                     for budget in args.other_budgets})
     retrievers: list[Any] = []
     if "bm25" in args.retriever:
         retrievers.append(Bm25())
@@ -960,7 +964,7 @@ def print_comparison(args: argparse.Namespace, results: Results, retriever: str,
     for budget in args.other_budgets:
         print(f"\nAt {budget} tokens per chunk, every chunker:\n")
         print(difference_table(budget_rows(rows, budget, args.max_tokens), included, bootstrap,
-                               reference=f"{REFERENCE} {budget}"))
+                               reference=at_budget(REFERENCE, budget, args.max_tokens)))
     settings_rows = results.setting_scores.get(retriever, {}).get(variant)
     if not settings_rows:
         return
