@@ -283,6 +283,66 @@ def test_a_page_without_site_url_links_from_the_site_root(make_site: Any) -> Non
     assert section_titles(site) == {"Docs": ["Home"], "A": ["B"]}
 
 
+WELL_FORMED = re.compile(r"^- \[[^\]\n]+\]\([^)\s]+\)(?:: (?:.+ \()?\d+ tokens\)?)?$")
+"""A page's line of llms.txt: a link, then what the reference parser reads as its notes (the
+description, if any, and the token count)."""
+
+
+def descriptions(site: Path) -> dict[str, str]:
+    """Each listed page's description, by title, without its token count ("" for none)."""
+    lines = [line for line in llms_text(site).splitlines() if line.startswith("- [")]
+    assert all(WELL_FORMED.match(line) for line in lines), lines
+    return {entry["title"]: TOKENS.sub("", entry["desc"]).strip()
+            for section in entries(site).values() for entry in section}
+
+
+DESCRIBED_PAGES = {
+    "index.md": "# Home\n\nWidgets draws values on screens. This site documents it.\n",
+    "guide/front.md": "---\ndescription: How Widgets reads its settings.\n---\n# Settings\n\n"
+                      "The first paragraph is not the description here.\n",
+    "guide/snippets.md": "# Snippets\n\n```python\nprint(1)\n```\n",
+    # mkdocstrings' markup of a class: its base classes first, then its docstring
+    "api.md": "# Widget API\n\n<h2 class=\"doc doc-heading\" id=\"widgets.Widget\"><code>"
+              "Widget</code></h2>\n<div class=\"doc doc-contents\">\n<p class=\"doc doc-class-"
+              "bases\">Bases: <code>object</code></p>\n<p>A widget renders one value on the "
+              "screen.</p>\n</div>\n",
+    "changelog.md": "# Changelog\n\n## 2.1.0 (2025-06-10)\n\nAddressed high-severity "
+                    "security issues.\n\n## 2.0.0 (2025-01-02)\n\n- Dropped Python 3.8.\n",
+    "license.md": "# License\n\nWidgets is distributed under the MIT license.\n",
+    "orphan.md": "# Orphan\n\nA page that no navigation names.\n",
+}
+
+
+def test_descriptions_are_summaries_and_sections_follow_the_nav(make_site: Any) -> None:
+    """A description is the front matter's, else the first paragraph of prose (not the base
+    classes of an API object), else none (a page of code; a changelog, whose paragraphs are
+    its entries). The top-level pages make the first section wherever the nav puts them, the
+    sections take the nav's names, and `## Optional` holds the changelog and the page that
+    the nav omits."""
+    site = make_site(DESCRIBED_PAGES, config={"nav": [
+        {"Home": "index.md"},
+        {"Guide": [{"Settings": "guide/front.md"}, "guide/snippets.md"]},
+        {"Reference": ["api.md"]},
+        {"Changelog": "changelog.md"},
+        {"License": "license.md"},
+    ]})
+    assert section_titles(site) == {
+        "Docs": ["Home", "License"],
+        "Guide": ["Settings", "Snippets"],
+        "Reference": ["Widget API"],
+        "Optional": ["Changelog", "Orphan"],
+    }
+    assert descriptions(site) == {
+        "Home": "Widgets draws values on screens. This site documents it.",
+        "License": "Widgets is distributed under the MIT license.",
+        "Settings": "How Widgets reads its settings.",
+        "Snippets": "",
+        "Widget API": "A widget renders one value on the screen.",
+        "Changelog": "",
+        "Orphan": "A page that no navigation names.",
+    }
+
+
 # -- Sphinx ----------------------------------------------------------------------------------
 
 
