@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shutil
+import textwrap
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -341,6 +342,144 @@ def test_descriptions_are_summaries_and_sections_follow_the_nav(make_site: Any) 
         "Changelog": "",
         "Orphan": "A page that no navigation names.",
     }
+
+
+SPHINX_CONF = """\
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+project = "Widgets"
+release = "2.1.0"
+extensions = ["sphinx.ext.autodoc", "sphinx_mdchunk"]
+autodoc_default_options = {"show-inheritance": True}
+html_baseurl = "https://example.org/widgets/"
+"""
+
+SPHINX_PAGES = {
+    "widgets.py": '''\
+        """Widgets: values on screens."""
+
+
+        class Widget:
+            """A widget renders one value on the screen.
+
+            It redraws when the value changes.
+            """
+
+            def draw(self, column: int) -> None:
+                """Draw the widget at `column`."""
+        ''',
+    "index.rst": """\
+        Widgets
+        =======
+
+        Release |release|.
+
+        Widgets draws values on screens.
+
+        .. toctree::
+
+           license
+
+        The user guide
+        --------------
+
+        .. toctree::
+
+           usage
+
+        .. toctree::
+
+           snippets
+
+        The API
+        -------
+
+        .. toctree::
+           :caption: Reference
+
+           api
+
+        .. toctree::
+
+           changelog
+        """,
+    "usage.rst": """\
+        Usage
+        =====
+
+        .. versionadded:: 2.0
+
+        Draw a widget with one call.
+        """,
+    "snippets.rst": """\
+        Snippets
+        ========
+
+        .. code-block:: python
+
+           print(1)
+        """,
+    "api.rst": """\
+        Widget API
+        ==========
+
+        .. autoclass:: widgets.Widget
+           :members:
+        """,
+    "changelog.rst": """\
+        Changelog
+        =========
+
+        2.1.0 (2025-06-10)
+        ------------------
+
+        Addressed high-severity security issues.
+
+        2.0.0 (2025-01-02)
+        ------------------
+
+        First release.
+        """,
+    "license.rst": """\
+        License
+        =======
+
+        Widgets is distributed under the MIT license.
+        """,
+}
+
+
+def test_sphinx_descriptions_and_sections(tmp_path: Path) -> None:
+    """On an autodoc page the class's docstring describes it, not its `Bases: object` line; a
+    version-change label and a release line are no description either. A toctree without a
+    caption takes the title of the part of the root page it sits in (two in one part make one
+    section), one right under the page's title lists top-level pages."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text(SPHINX_CONF, encoding="utf-8")
+    for name, text in SPHINX_PAGES.items():
+        (source / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    code, warnings = sphinx_build(source, tmp_path / "html", "-b", "html")
+    assert code == 0, warnings
+    site = tmp_path / "html"
+    assert "Bases: `object`" in (site / "api.md").read_text(encoding="utf-8")  # (the page's)
+    assert section_titles(site) == {
+        "Docs": ["Widgets", "License"],
+        "The user guide": ["Usage", "Snippets"],
+        "Reference": ["Widget API"],  # (its caption)
+        "Optional": ["Changelog"],  # ("The API" held only the changelog)
+    }
+    assert descriptions(site) == {
+        "Widgets": "Widgets draws values on screens.",
+        "License": "Widgets is distributed under the MIT license.",
+        "Usage": "Draw a widget with one call.",
+        "Snippets": "",
+        "Widget API": "A widget renders one value on the screen.",
+        "Changelog": "",
+    }
+    assert parse_llms_file(llms_text(site))["summary"] == "Widgets draws values on screens."
 
 
 # -- Sphinx ----------------------------------------------------------------------------------
