@@ -267,3 +267,6 @@ class PageChunks:
     sections: tuple[PageSection, ...] = ()
     """The page and every section of its heading tree, in document order (none for a page
     without chunks)."""
+    summary: str = ""
+    """A sentence or two that says what the page is about, from its first paragraph of prose
+    (`mdchunk.chunking.summary`); "" when it has none."""
