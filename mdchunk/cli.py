@@ -11,13 +11,16 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from mdchunk._version import __version__
 from mdchunk.duplicates import DUPLICATE_MODES, checked_mode
 from mdchunk.errors import MdChunkError, OptionError
+
+if TYPE_CHECKING:
+    from mdchunk.sources import SiteConfig
 
 #: The flags of options whose name is not the flag's.
 _FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'",
@@ -30,7 +33,7 @@ _FILE_KEYS = ("site_url",)
 #: The MkDocs plugin's options that the `mdchunk` command has no use for, and why. A `--config`
 #: file may set them (it may hold the plugin's options, copied): each gets a note.
 _PLUGIN_ONLY = {
-    "enabled": "the command runs when it is run",
+    "enabled": "the command chunks whenever it is run",
     "inspector": "the plugin and the Sphinx extension write the inspector",
     "workers": "-j/--jobs sets the processes that chunk pages",
     "cache": "the command chunks every page on each run",
@@ -272,7 +275,7 @@ def _config_file(path: Path, command: str) -> dict[str, Any]:
     return _plugin_options(path, site, "--config")
 
 
-def _plugin_options(path: Path, site: Any, flag: str) -> dict[str, Any]:
+def _plugin_options(path: Path, site: SiteConfig, flag: str) -> dict[str, Any]:
     """The `mdchunk` plugin's options of the mkdocs.yml at `path` (`site`, read), checked, and
     its site_url."""
     options = dict(site.plugin_options or {})

@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from mdchunk._version import __version__
 from mdchunk.cli import main
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
+from tests.invariants import Index, check_index
 
 
 def run(*args: str | Path) -> Result:
@@ -170,7 +171,7 @@ def test_site_takes_the_mdchunk_options_of_an_mkdocs_yml(built: Path, tmp_path: 
     records = read_jsonl(built / "chunks.jsonl")
     assert {r["metadata"]["chunkingOptions"]["max_tokens"] for r in records} == {100}
     assert records[0]["absoluteUrl"].startswith("https://small.example.org/")
-    assert (built / "sections.jsonl").is_file()
+    check_index(Index.load(built), max_tokens=100)  # the sections too (tests.invariants)
     # An mkdocs.yml without the plugin: mdchunk's defaults, and a note that says so.
     mkdocs_yml.write_text(text, encoding="utf-8")
     result = run_site_with_config(built, mkdocs_yml)

@@ -202,25 +202,26 @@ def test_generated_pages_list_the_chunks_of_every_section(
                             result.markdown)
 
 
+def check_every_section_has_chunks(index: Index) -> None:
+    """The index and its sections, written beside it, keep every invariant."""
+    sections = index.sections()
+    assert sections is not None and len(sections) > len(index.pages())
+    check_index(index, max_tokens=512)
+
+
 def test_the_mkdocs_example_site_lists_chunks_for_every_section(example_site: Path) -> None:
     config = example_site / "mkdocs.yml"
     config.write_text(config.read_text().replace(
         "max_tokens: 512", "max_tokens: 512\n      formats: [native, sections]"))
-    index = Index.load(build_mkdocs(config))
-    sections = index.sections()
-    assert sections is not None and len(sections) > len(index.pages())
-    check_index(index, max_tokens=512)
+    check_every_section_has_chunks(Index.load(build_mkdocs(config)))
 
 
 @pytest.mark.skipif(not (EXAMPLE / "conf.py").exists(), reason="no Sphinx example project")
 def test_the_sphinx_example_project_lists_chunks_for_every_section(tmp_path: Path) -> None:
     source = tmp_path / "example"
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
-    conf = source / "conf.py"
-    conf.write_text(conf.read_text() + '\nmdchunk_formats = ["native", "sections"]\n')
+    with (source / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write('\nmdchunk_formats = ["native", "sections"]\n')
     code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html", "-W")
     assert code == 0, warnings
-    index = Index.load(tmp_path / "out")
-    sections = index.sections()
-    assert sections is not None and len(sections) > len(index.pages())
-    check_index(index, max_tokens=512)
+    check_every_section_has_chunks(Index.load(tmp_path / "out"))
