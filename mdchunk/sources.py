@@ -134,8 +134,9 @@ def is_mkdocs_config(data: Mapping[str, Any]) -> bool:
 
 
 def load_mkdocs_config(path: Path) -> SiteConfig:
-    """`markdown_extensions`, `site_url`, `docs_dir` and mdchunk's options of an mkdocs.yml."""
-    data = load_yaml(path)
+    """`markdown_extensions`, `site_url`, `docs_dir` and mdchunk's options of an mkdocs.yml
+    (with the file it names in `INHERIT` underneath)."""
+    data = _load_inherited(path, frozenset())
     if not isinstance(data, Mapping):
         raise SourceError(f"{path}: expected a mapping at the top level")
     docs_dir = data.get("docs_dir", "docs")
@@ -145,6 +146,33 @@ def load_mkdocs_config(path: Path) -> SiteConfig:
         docs_dir=(path.parent / str(docs_dir)).resolve() if docs_dir else None,
         plugin_options=_plugin_options(path, data.get("plugins") or []),
     )
+
+
+def _load_inherited(path: Path, seen: frozenset[Path]) -> Any:
+    """An mkdocs.yml as MkDocs reads it: the file its `INHERIT` names (relative to it) with
+    this one's keys over it, mappings merged key by key and everything else replaced."""
+    data = load_yaml(path)
+    if not isinstance(data, Mapping) or "INHERIT" not in data:
+        return data
+    parent = (path.parent / str(data["INHERIT"])).resolve()
+    if parent in seen or parent == path.resolve():
+        raise SourceError(f"{path}: INHERIT: {data['INHERIT']} inherits from this file")
+    if not parent.is_file():
+        raise SourceError(f"{path}: INHERIT: no file {parent}")
+    base = _load_inherited(parent, seen | {path.resolve()})
+    if not isinstance(base, Mapping):
+        raise SourceError(f"{parent}: expected a mapping at the top level")
+    return _merged(base, {key: value for key, value in data.items() if key != "INHERIT"})
+
+
+def _merged(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with the keys of `over`: mappings merged key by key, other values replaced."""
+    merged = dict(base)
+    for key, value in over.items():
+        below = merged.get(key)
+        merged[key] = (_merged(below, value) if isinstance(below, Mapping)
+                       and isinstance(value, Mapping) else value)
+    return merged
 
 
 def _plugin_options(path: Path, plugins: Any) -> Mapping[str, Any] | None:

@@ -156,7 +156,8 @@ def test_a_bad_value_in_a_config_file_names_the_file_not_a_flag(
 
 def test_site_takes_the_mdchunk_options_of_an_mkdocs_yml(built: Path, tmp_path: Path) -> None:
     """`mdchunk site --config mkdocs.yml` reads the `mdchunk` plugin's options (the plugin
-    need not be installed, so a MkDocs 2 or Zensical site may list it) and site_url."""
+    need not be installed, so a MkDocs 2 or Zensical site may list it) and site_url, from
+    the file it inherits too."""
     mkdocs_yml = built.parent / "mkdocs.yml"
     text = mkdocs_yml.read_text(encoding="utf-8")
     mkdocs_yml.write_text(text + "  - mdchunk:\n      max_token: 100\n", encoding="utf-8")
@@ -172,6 +173,14 @@ def test_site_takes_the_mdchunk_options_of_an_mkdocs_yml(built: Path, tmp_path: 
     assert {r["metadata"]["chunkingOptions"]["max_tokens"] for r in records} == {100}
     assert records[0]["absoluteUrl"].startswith("https://small.example.org/")
     check_index(Index.load(built), max_tokens=100)  # the sections too (tests.invariants)
+    # An mkdocs.yml that inherits them (INHERIT, as MkDocs reads it) gives the same options.
+    child = built.parent / "mkdocs-child.yml"
+    child.write_text("INHERIT: mkdocs.yml\nsite_name: Small (child)\n", encoding="utf-8")
+    (built / "chunks.jsonl").unlink()
+    result = run_site_with_config(built, child)
+    assert result.exit_code == 0, result.output
+    assert {r["metadata"]["chunkingOptions"]["max_tokens"]
+            for r in read_jsonl(built / "chunks.jsonl")} == {100}
     # An mkdocs.yml without the plugin: mdchunk's defaults, and a note that says so.
     mkdocs_yml.write_text(text, encoding="utf-8")
     result = run_site_with_config(built, mkdocs_yml)
