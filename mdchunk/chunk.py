@@ -243,7 +243,11 @@ class PageSection:
     tokens: int
     """Exact token count of `page_markdown[char_start:char_end]`."""
     chunks: tuple[int, ...]
-    """Numbers of the chunks that start in this section (not in one of its subsections)."""
+    """Numbers of the chunks that hold the section's text, in order: the one chunk a short
+    section sits in, every chunk of a long one, all of them for the page (never empty)."""
+    own_chunks: tuple[int, ...]
+    """Numbers of the chunks whose own section this is: they start in it, not in one of its
+    subsections (every chunk of the page is in exactly one section's `own_chunks`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
