@@ -352,7 +352,7 @@ def _page(document: _Document, relative: str, *, docs_dir: Path | None, director
     reason = pattern_exclusion([relative], exclude) or by_metadata
     if reason:
         return _LeftOut(source, url, reason, by_metadata=bool(by_metadata))
-    base = site_url if site_url is not None else _site_url(document.canonical, url)
+    base = site_url if site_url is not None else _site_url(document.canonical, url, doc_name)
     page = PageInput(html=document.body, source_path=source, url=url, title=document.title,
                      meta=meta)
     return _Page(page, base)
@@ -412,12 +412,15 @@ def _front_matter(path: Path) -> dict[str, Any]:
     return split_front_matter(text)[0]
 
 
-def _site_url(canonical: str, url: str) -> str:
-    """The site url, from a page's canonical link minus the page's own url."""
+def _site_url(canonical: str, url: str, doc_name: str) -> str:
+    """The site url, from a page's canonical link minus the page's own part: its url, or its
+    `.html` path, which Sphinx before 8.1 links as canonical on `dirhtml` pages (`guide.html`
+    for `guide/`, `index.html` for the home page)."""
     if not canonical:
         return ""
-    if url and canonical.endswith(url):
-        return canonical[: len(canonical) - len(url)]
+    for own in (url, f"{doc_name}.html"):
+        if own and canonical.endswith(own):
+            return canonical[: len(canonical) - len(own)]
     return canonical if not url else ""
 
 

@@ -232,6 +232,14 @@ def _source_size(file: File) -> int:
 def _source_digest(file: File) -> str | None:
     """The sha256 of the page's source (None when it cannot be read)."""
     try:
-        return hashlib.sha256(file.content_bytes).hexdigest()
+        return hashlib.sha256(_source_bytes(file)).hexdigest()
     except OSError:
         return None
+
+
+def _source_bytes(file: File) -> bytes:
+    """The page's source: its file where it has one (every MkDocs), else the content a plugin
+    gave it (`content_bytes`, which MkDocs 1.6 added; it clears `abs_src_path` when set)."""
+    if file.abs_src_path:
+        return Path(file.abs_src_path).read_bytes()
+    return file.content_bytes

@@ -51,7 +51,7 @@ class MdChunkBuild:
         """Check every `mdchunk_*` value before anything is read: a name mdchunk does not know
         is a warning (fatal under -W) with a suggestion; a bad value stops the build with one
         line that names it (Sphinx's crash report would bury it under a traceback)."""
-        for message in unknown_names(config):
+        for message in unknown_names(config, Path(app.confdir)):
             logger.warning("mdchunk: %s", message, type="mdchunk", subtype="config")
         if not config.mdchunk_enabled:
             return

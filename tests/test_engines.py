@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,6 +122,27 @@ def test_post_build_equals_the_sphinx_extension(tmp_path: Path, builder: str) ->
     post = Index.load(tmp_path / "out", "post.jsonl")
     check_index(post, max_tokens=512)
     assert same_fields(post.records) == same_fields(plugin)
+
+
+def test_site_url_from_the_canonical_links_sphinx_wrote_before_8_1(tmp_path: Path) -> None:
+    """Sphinx before 8.1 links a dirhtml page to its `.html` path as canonical (`guide.html`
+    for `guide/`): the site url is still the one the extension gives."""
+    source = make_project(tmp_path)
+    out = tmp_path / "out"
+    assert sphinx_build(source, out, "-b", "dirhtml")[0] == 0
+    for page in out.rglob("index.html"):
+        name = page.parent.relative_to(out).as_posix() if page.parent != out else "index"
+        html = page.read_text(encoding="utf-8")
+        old = re.sub(r'(<link rel="canonical" href="https://example\.org/docs/)[^"]*"',
+                     rf'\g<1>{name}.html"', html)
+        assert 'rel="canonical"' in html and f"docs/{name}.html" in old
+        page.write_text(old, encoding="utf-8")
+    chunk_site(out, docs_dir=source, output="post.jsonl")
+    post = Index.load(out, "post.jsonl").records
+    assert [r["absoluteUrl"] for r in post] == [
+        r["absoluteUrl"] for r in Index.load(out).records]
+    assert all(r["absoluteUrl"].startswith("https://example.org/docs/") for r in post)
+    assert not any(".html" in r["absoluteUrl"] for r in post)
 
 
 def test_content_selector_for_unknown_themes(tmp_path: Path) -> None:
