@@ -1,8 +1,10 @@
 """The page title heads every breadcrumb: a page whose content has no H1 (the theme shows its
-title outside the content) gets it as its first heading, on both engines."""
+title outside the content) gets it as its first heading, on both engines and in `mdchunk site`.
+"""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 
 from mdchunk.mcp.index import load_docs
 from mdchunk.outputs.twins import twin_path
+from mdchunk.sites import chunk_site
 from tests.conftest import SiteBuilder
 from tests.invariants import Index, check_index
 from tests.test_sphinx import make_project, sphinx_build
@@ -87,6 +90,22 @@ def test_list_sections_gives_the_page_title_depth_one_on_every_page(titled_site:
         assert all(section["breadcrumb"].startswith(title) for section in sections)
 
 
+def test_mdchunk_site_gives_the_built_pages_the_same_titles(titled_site: Path,
+                                                           tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(titled_site, copy)
+    chunk_site(copy, output="post.jsonl")
+    plugin, post = Index.load(titled_site), Index.load(copy, "post.jsonl")
+    fields = ("id", "fileTitle", "headerPath", "headerDepths", "headerSlugs", "url",
+              "originalText", "embedText", "tokenStats")
+
+    def titles(records: list[dict[str, Any]]) -> list[list[Any]]:
+        return [[record[name] for name in fields]
+                for record in sorted(records, key=lambda record: record["id"])]
+
+    assert titles(post.records) == titles(plugin.records)
+
+
 SPHINX_PAGES = {
     "index.md": "# Home\n\nThe home page.\n\n```{toctree}\nmiddleware\nraw\n```\n",
     "middleware.md": "Middleware runs between the router and the handlers.\n\n"
@@ -108,3 +127,9 @@ def test_sphinx_titles_are_the_first_section_and_none_without_one(tmp_path: Path
     raw = pages["raw.html"]
     assert [(record["fileTitle"], record["headerPath"]) for record in raw] == [("", [])]
     assert "<no title>" not in (tmp_path / "out" / "chunks.jsonl").read_text(encoding="utf-8")
+    chunk_site(tmp_path / "out", docs_dir=source, output="post.jsonl")
+    post = by_page(Index.load(tmp_path / "out", "post.jsonl"))
+    assert {url: [(r["fileTitle"], r["headerPath"]) for r in records]
+            for url, records in post.items()} == {
+        url: [(r["fileTitle"], r["headerPath"]) for r in records]
+        for url, records in pages.items()}
