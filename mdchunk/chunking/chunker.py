@@ -18,6 +18,7 @@ from mdchunk.chunking.embed import EmbedTemplate
 from mdchunk.chunking.overlap import text_overlap_starts
 from mdchunk.chunking.packing import Packer
 from mdchunk.chunking.sections import page_sections
+from mdchunk.chunking.summary import page_summary
 from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
@@ -94,6 +95,7 @@ class Chunker:
                 for number, piece in enumerate(pieces)
             )
             sections = page_sections(root, pieces, packer.tokens) if pieces else ()
+            summary = page_summary(parsed)
         warnings = _warnings(root)
         return PageChunks(
             source_path=page.source_path,
@@ -104,6 +106,7 @@ class Chunker:
             notes=_notes(root, title_added=parsed.title_added),
             timings=timer.since(before),
             sections=sections,
+            summary=summary,
         )
 
 
