@@ -5,7 +5,9 @@ themes, Material, Zensical) and Sphinx's toctree (alabaster, furo, the Read the 
 the themes that share its markup). A page shows the part it needs (a collapsed sidebar opens
 only the branch of the page itself), so the site's navigation is every page's merged in order.
 The entry that links to the page itself is how the theme marks it: on an MkDocs site its text is
-the page's title, as the plugin sees it (`page.title`, which the navigation may set).
+the page's title, as the plugin sees it (`page.title`, which the navigation may set). A Sphinx
+toctree without a caption is named, as the Sphinx extension names it, by the part of the home
+page it sits in, which the home page's content shows.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ _MKDOCS_NAV = CSSSelector("nav.md-nav--primary > ul.md-nav__list, #navbar-collap
                           "ul.navbar-nav:not(.ms-md-auto):not(.ml-auto)")
 #: Entries of a Sphinx toctree as themes render it (also the readthedocs theme of MkDocs).
 _TOCTREE_ENTRY = CSSSelector("li.toctree-l1")
+#: A toctree in a page's content, and the links of its entries.
+_TOCTREE = CSSSelector("div.toctree-wrapper")
+_TOCTREE_LINK = CSSSelector("li.toctree-l1 > a")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: Parts of a navigation that are no pages of it: Material's table of contents of the page.
 _NOT_NAV = CSSSelector("nav.md-nav--secondary")
 #: The class of the element that holds a section's title and its index page's link (Material's
@@ -79,6 +85,9 @@ class PageNav:
     """Whether Sphinx wrote the page."""
     site_name: str
     """The site's name as the theme shows it ("" when it shows none mdchunk knows)."""
+    parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The toctrees without a caption in a part of the home page (a section under its title),
+    each as the part's title and the pages it lists: the sidebar shows them without a name."""
 
 
 def page_nav(document: _Element, content: _Element, relative: str) -> PageNav:
@@ -95,8 +104,11 @@ def page_nav(document: _Element, content: _Element, relative: str) -> PageNav:
         lists = _toctree_lists(document, content)
         entries = list(_toctree_entries(lists, relative))
     names = [" ".join(name.text_content().split()) for name in _SITE_NAME(document)]
+    home = toctree and relative == "index.html"
+    parts = tuple(_toctree_parts(content, relative)) if home else ()
     return PageNav(tuple(entries), toctree and bool(entries), _title_of(entries, relative),
-                   bool(_SPHINX_PAGE(document)), next((name for name in names if name), ""))
+                   bool(_SPHINX_PAGE(document)), next((name for name in names if name), ""),
+                   parts)
 
 
 def _inside(element: _Element, container: _Element) -> bool:
@@ -130,6 +142,48 @@ def _toctree_entries(parts: list[_Element], relative: str) -> Iterator[NavEntry]
             else:
                 yield from entries
             caption = None
+
+
+def _toctree_parts(content: _Element, relative: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """The toctrees without a caption of the page's content that sit in a part of it (a
+    section under the page's title, its heading an H2 or deeper), each as the part's title
+    and the pages it lists, as the Sphinx extension names such a toctree's section."""
+    for toctree in _TOCTREE(content):
+        if any(child.tag == "p" for child in toctree):  # (a caption)
+            continue
+        heading = _part_heading(toctree)
+        if heading is None or heading.tag == "h1":
+            continue
+        paths = (_target(link.get("href") or "", relative) for link in _TOCTREE_LINK(toctree))
+        yield " ".join(title_text(heading).split()), tuple(
+            path for path, fragment in paths if path is not None and not fragment)
+
+
+def _part_heading(element: _Element) -> _Element | None:
+    """The heading of the section `element` sits in (None outside any)."""
+    for ancestor in element.iterancestors():
+        classes = (ancestor.get("class") or "").split()
+        if ancestor.tag == "section" or (ancestor.tag == "div" and "section" in classes):
+            return next((child for child in ancestor if child.tag in _HEADINGS), None)
+    return None
+
+
+def _in_parts(entries: list[NavEntry], parts: tuple[tuple[str, tuple[str, ...]], ...]
+              ) -> list[NavEntry]:
+    """Top-level `entries` with the pages of a part's toctree (`PageNav.parts`) in a section
+    titled after the part, where the pages come first; as in the Sphinx extension, a section
+    right after one of the same title joins it (two toctrees in one part make one)."""
+    part_of = {path: title for title, paths in parts for path in paths}
+    grouped: list[NavEntry] = []
+    for entry in entries:
+        part = part_of.get(entry.path) if entry.path is not None else None
+        if part is None:
+            grouped.append(entry)
+        elif grouped and grouped[-1].title == part and grouped[-1].path is None:
+            grouped[-1] = NavEntry(part, None, [*grouped[-1].children, entry])
+        else:
+            grouped.append(NavEntry(part, None, [entry]))
+    return grouped
 
 
 def _list_entries(listing: _Element, relative: str) -> Iterator[NavEntry]:
@@ -257,18 +311,21 @@ class SiteNav:
         """Whether the navigation is a Sphinx toctree (which does not name the home page)."""
         self.site_name = ""
         """The site's name as the first page that shows one shows it."""
+        self.parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        """The home page's toctrees in parts (`PageNav.parts`)."""
 
     def add(self, page: PageNav) -> None:
         """Merge one page's navigation in."""
         merge_entries(self.entries, list(page.entries))
         self.toctree = self.toctree or page.toctree
         self.site_name = self.site_name or page.site_name
+        self.parts = self.parts or page.parts
 
     def items(self, sources: Mapping[str, str], home: str | None) -> tuple[NavItem, ...]:
         """The navigation as the core's (empty when no page showed one): `sources` gives the
         source path of each page of the index by its site path; `home` is the home page's
         source path, first in a toctree's navigation, as in the Sphinx extension's."""
-        items = _nav_items(self.entries, sources)
+        items = _nav_items(_in_parts(self.entries, self.parts), sources)
         if self.toctree and items and home is not None and home not in _sources(items):
             items = (NavItem(None, home), *items)
         return items

@@ -273,7 +273,7 @@ def test_post_build_follows_the_nav_of_every_mkdocs_theme(make_site: Any, tmp_pa
     copy = post_build_copy(site, tmp_path / "copy", docs_dir=tmp_path / "docs")
     assert same_fields(Index.load(copy).records) == same_fields(Index.load(site).records)
     assert llms_sections(copy) == llms_sections(site)
-    assert [title for title, _ in llms_sections(copy)][:3] == ["Docs", "User guide", "More"]
+    assert [title for title, _ in llms_sections(copy)] == ["Docs", "User guide"]
     assert (copy / "llms.txt").read_text() == (site / "llms.txt").read_text()
 
 
@@ -308,12 +308,13 @@ def test_post_build_of_zensical_gives_the_plugins_titles_and_sections(example_si
 
 
 SPHINX_THEMES = ["alabaster", "furo", "sphinx_rtd_theme"]
-#: A project whose toctree has captions, a page with pages under it, an entry titled by the
-#: toctree, and a page with text before its title.
+#: A project whose toctrees have a caption, none (right under the home page's title), or none
+#: in a part of the home page, with a page with pages under it, an entry titled by the toctree,
+#: and a page with text before its title.
 THEMED_PAGES = {
     "index.md": "# Introduction\n\nWelcome.\n\n```{toctree}\n:caption: Start\n\ninstall\n```\n\n"
-                "```{toctree}\n:caption: User guide\n\nguide/usage\nAdvanced <guide/advanced>\n"
-                "```\n\n```{toctree}\nchangelog\n```\n",
+                "```{toctree}\nchangelog\n```\n\n## The User Guide\n\nHow to use it.\n\n"
+                "```{toctree}\nguide/usage\nAdvanced <guide/advanced>\n```\n",
     "install.md": "Install it with pip.\n\n# Installing\n\nUse apt.\n\n## Linux\n\nText.\n",
     "guide/usage.md": "# Using it\n\n## Basics\n\nBasics text.\n\n```{toctree}\ndeeper\n```\n",
     "guide/deeper.md": "# Deeper\n\nDeep text.\n",
@@ -341,7 +342,7 @@ def test_post_build_follows_the_toctree_of_every_sphinx_theme(tmp_path: Path,
         Index.load(tmp_path / "out").records)
     sections = llms_sections(copy)
     assert sections == llms_sections(tmp_path / "out")
-    assert [title for title, _ in sections] == ["Docs", "Start", "User guide", "More"]
+    assert [title for title, _ in sections] == ["Docs", "Start", "The User Guide", "Optional"]
     assert sections[2][1] == ["https://example.org/guide/usage.md",
                               "https://example.org/guide/deeper.md",
                               "https://example.org/guide/advanced.md"]
