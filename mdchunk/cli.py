@@ -464,7 +464,8 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     For engines that run no Python plugins (Zensical, MkDocs 2) and sites built elsewhere:
     `zensical build && mdchunk site site/`. The page content is found with selectors for the
     MkDocs, readthedocs, Material/Zensical and Sphinx (basic, alabaster, furo, pydata, book,
-    rtd) themes; 404, search and generated index pages are skipped. Where a plugin sees the
+    rtd) themes; 404, search and generated index pages are skipped. Page titles and the
+    sections of llms.txt come from the navigation the pages show. Where a plugin sees the
     same site, the chunks are the plugin's.
     """
     from mdchunk.outputs.llms import OPTIONS, LlmsOptions

@@ -558,25 +558,27 @@ def test_sphinx_incremental_build_lists_every_page(sphinx_site: Path, tmp_path: 
 # -- mdchunk site ----------------------------------------------------------------------------
 
 
-def test_post_build_command_follows_the_folders(mkdocs_site: Path, tmp_path: Path) -> None:
+def test_post_build_command_follows_the_nav(mkdocs_site: Path, tmp_path: Path) -> None:
+    """`mdchunk site` reads the nav the built pages show: its llms.txt and twins are the
+    plugin's, titles from the nav included (the home page's "Home", not the site's name)."""
     site = tmp_path / "site"
     shutil.copytree(mkdocs_site, site)
     result = CliRunner().invoke(main, ["site", str(site), "--docs", str(
         EXAMPLE_SITE / "docs"), "-j", "1", "--llms-optional", "no-headings.md"])
     assert result.exit_code == 0, result.output
     check_llms_site(site, MKDOCS_URL)
-    assert section_titles(site) == {
-        "Docs": ["mdchunk example"],
+    assert section_titles(site) == section_titles(mkdocs_site) == {
+        "Docs": ["Home"],
         "Getting started": ["Installation", "Before you begin"],
-        "Guide": ["Configuration", "Pipeline internals", "Command usage", "Sampling math",
-                  "Dashboards", "Troubleshooting"],  # by file name
-        "Reference": ["Python API", "Built-in parsers", "Delivery semantics"],
+        "Guide": ["Configuration", "Sampling math", "Pipeline internals", "Command usage",
+                  "Troubleshooting", "Dashboards"],  # in the nav's order
+        "Reference": ["Built-in parsers", "Delivery semantics", "Python API"],
         "Optional": ["License"],
     }
+    assert (site / "llms.txt").read_bytes() == (mkdocs_site / "llms.txt").read_bytes()
     for twin in mkdocs_site.rglob("*.md"):
-        if twin.name not in {"index.md", "index.html.md"}:  # twins (titles as in the nav)
-            relative = twin.relative_to(mkdocs_site)
-            assert (site / relative).read_bytes() == twin.read_bytes(), relative
+        relative = twin.relative_to(mkdocs_site)
+        assert (site / relative).read_bytes() == twin.read_bytes(), relative
     again = CliRunner().invoke(main, ["site", str(site), "-j", "1"])
     assert again.exit_code == 0, again.output
     assert (site / "guide" / "math" / "index.html").read_bytes().count(b"mdchunk-llms") == 1

@@ -30,10 +30,14 @@ def render(text: str) -> str:
     return markdown.markdown(text, extensions=EXTENSIONS, extension_configs=CONFIGS)
 
 
-def chunk(text: str, **options: object) -> PageChunks:
+#: The title of the pages `chunk` makes: their first heading when they do not open with an H1.
+TITLE = "Page"
+
+
+def chunk(text: str, *, title: str = TITLE, **options: object) -> PageChunks:
     chunker = Chunker(ChunkOptions.validated(options), site_url="https://example.org/")
     page = PageInput(html=render(text), source_path="guide/page.md", url="guide/page/",
-                     title="Page")
+                     title=title)
     return chunker.chunk_page(page)
 
 
@@ -216,7 +220,7 @@ def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> No
     from mdchunk import parse_html
     from mdchunk.chunking.embed import link_text
 
-    parsed = parse_html(html, page_url=result.url, site_url="https://example.org/")
+    parsed = parse_html(html, page_url=result.url, site_url="https://example.org/", title=TITLE)
     assert parsed.markdown == result.markdown
     for block in parsed.walk():
         if block.kind not in {"item", "heading"}:
@@ -255,7 +259,7 @@ def test_h2_always_starts_a_chunk_and_h3_stays_with_its_parent() -> None:
 
 def test_deeper_sections_are_packed_separately_when_the_subtree_is_too_big() -> None:
     text = f"## A\n\nAlpha.\n\n### A1\n\n{LONG}\n\n### A2\n\nShort two."
-    result = chunk(text, max_tokens=120, min_tokens=0)
+    result = chunk(text, title="", max_tokens=120, min_tokens=0)
     paths = titles(result)
     assert paths[0] == ("A",)
     assert ("A", "A2") in paths
@@ -281,7 +285,7 @@ def test_lone_title_joins_the_first_section() -> None:
 
 
 def test_preamble_is_never_merged() -> None:
-    result = chunk("Just a line.\n\n## A\n\nShort.", min_tokens=40)
+    result = chunk("Just a line.\n\n## A\n\nShort.", title="", min_tokens=40)
     assert [c.header_path for c in result.chunks] == [(), ("A",)]
     assert result.chunks[0].url == "guide/page/"
 
@@ -295,13 +299,13 @@ def test_small_chunks_merge_left_within_their_section() -> None:
 
 
 def test_small_chunks_never_merge_across_split_level_sections() -> None:
-    result = chunk("## A\n\nAlpha.\n\n## B\n\nBeta.", min_tokens=100)
+    result = chunk("## A\n\nAlpha.\n\n## B\n\nBeta.", title="", min_tokens=100)
     assert titles(result) == [("A",), ("B",)]
     assert not any(c.flags.small_chunk for c in result.chunks)  # H2 is structurally strong
 
 
 def test_weak_small_chunk_is_flagged() -> None:
-    result = chunk("Preamble words.\n\n#### Deep\n\nTiny.", min_tokens=40)
+    result = chunk("Preamble words.\n\n#### Deep\n\nTiny.", title="", min_tokens=40)
     flagged = [c for c in result.chunks if c.flags.small_chunk]
     assert flagged and all(c.flags.small_chunk_reason == "cannot_merge" for c in flagged)
 
@@ -328,7 +332,7 @@ def test_atomic_blocks_larger_than_the_budget_are_one_flagged_chunk(block: str,
 
 def test_a_list_splits_between_items() -> None:
     items = "\n".join(f"- Item {i} explains one more option of the agent." for i in range(40))
-    result = chunk(f"## Options\n\n{items}", max_tokens=80, min_tokens=0)
+    result = chunk(f"## Options\n\n{items}", title="", max_tokens=80, min_tokens=0)
     assert len(result.chunks) > 3
     for c in result.chunks[1:]:
         assert c.text.startswith("- Item")
@@ -352,8 +356,8 @@ def test_a_heading_is_never_cut_between_its_words() -> None:
 
 
 def test_text_overlap_prefixes_the_previous_tail() -> None:
-    result = chunk(f"## A\n\n{LONG}", max_tokens=100, min_tokens=0, overlap_tokens=20,
-                   overlap_mode="text")
+    result = chunk(f"## A\n\n{LONG}", title="", max_tokens=100, min_tokens=0,
+                   overlap_tokens=20, overlap_mode="text")
     second = result.chunks[1]
     assert second.flags.has_overlap_previous and result.chunks[0].flags.has_overlap_next
     assert second.char_start < result.chunks[0].char_end
@@ -387,7 +391,7 @@ PROSE_SECTION = f"## Prose\n\n{LONG}"
 
 
 def test_adaptive_sizing_gives_complex_sections_larger_budgets() -> None:
-    result = chunk(f"{CODE_SECTION}\n\n{PROSE_SECTION}",
+    result = chunk(f"{CODE_SECTION}\n\n{PROSE_SECTION}", title="",
                    adaptive_sizing={"base_size": 200, "min_scale": 0.5, "max_scale": 2.0},
                    min_tokens=10)
     code = next(c for c in result.chunks if c.header_path == ("Code",))
@@ -419,10 +423,12 @@ def test_adaptive_sizing_keeps_every_invariant(text: str, base: int) -> None:
 
 
 def test_embed_template_and_context() -> None:
-    result = chunk("## Install\n\nRun it.", embed_template="[{breadcrumb}] {url}\n{text}")
+    result = chunk("## Install\n\nRun it.", title="",
+                   embed_template="[{breadcrumb}] {url}\n{text}")
     assert result.chunks[0].embed_text == "[Install] guide/page/#install\n## Install\n\nRun it."
-    default = chunk("## Install\n\nRun it.").chunks[0]
-    assert default.embed_text == "Page > Install\n\n## Install\n\nRun it."
+    # (the context line starts with the page title, also where the page's H1 is another)
+    default = chunk("# Setup\n\n## Install\n\nRun it.", min_tokens=0).chunks[1]
+    assert default.embed_text == "Page > Setup > Install\n\n## Install\n\nRun it."
 
 
 LINKED = """\
@@ -444,14 +450,14 @@ def test_links_read_as_their_text_in_embed_text_by_default() -> None:
     and embedTokens is the exact count of embedText. `markdown` keeps the links."""
     linked = chunk(LINKED).chunks[0]
     assert "](" in linked.text and "https://example.org/guide/page/setup.md#queues" in linked.text
-    assert linked.embed_text == (
-        "Page > Install\n\n## Install\n\n"
+    assert linked.embed_text == (  # (the page has no H1: its title is its first heading)
+        "Page\n\n# Page\n\n## Install\n\n"
         "Read the queue settings and `fs.readFile()` first; the logo shows it.\n\n"
         "```\nSee [Retries](retries.md) in code: it stays a link.\n```\n\n"
         "`[a](b)` stays code, and Home.")
     assert linked.embed_tokens == count_tokens(linked.embed_text) < linked.tokens + 10
     kept = chunk(LINKED, embed_links="markdown").chunks[0]
-    assert kept.embed_text == "Page > Install\n\n" + kept.text
+    assert kept.embed_text == "Page\n\n" + kept.text
     assert (kept.char_start, kept.char_end, kept.text) == (
         linked.char_start, linked.char_end, linked.text)
     assert kept.embed_tokens == count_tokens(kept.embed_text) > linked.embed_tokens

@@ -519,6 +519,18 @@ class BlockRenderer:
                     title=object_name(element) or signature, anchor=anchor)
 
 
+def title_heading(title: str) -> tuple[str, str] | None:
+    """A page title as a heading's Markdown (escaped as heading text) and as plain text on one
+    line; None for a title without text."""
+    text = " ".join(title.split())
+    if not text:
+        return None
+    inline = InlineText("", None, 0)
+    inline.text(text)
+    markdown = inline.heading()
+    return (markdown, text) if markdown else None
+
+
 def _align(cell: _Element) -> str:
     """The delimiter row's cell for a column aligned as `cell` is."""
     style = (cell.get("style") or "") + " " + (cell.get("align") or "")
