@@ -341,7 +341,7 @@ THEMED_PAGES = {
     "guide/usage.md": "# Using it\n\n## Basics\n\nBasics text.\n\n```{toctree}\ndeeper\n```\n",
     "guide/deeper.md": "# Deeper\n\nDeep text.\n",
     "guide/advanced.md": "# Advanced topics\n\nAdvanced text.\n",
-    "changelog.md": "# Changelog\n\n## 1.0\n\nFirst.\n",
+    "changelog.md": "# Changelog\n\n## 1.1\n\nSecond.\n\n## 1.0\n\nFirst.\n",
 }
 
 
@@ -353,10 +353,7 @@ def test_post_build_follows_the_toctree_of_every_sphinx_theme(tmp_path: Path,
     conf = ('project = "Probe"\nversion = release = "2.4"\n'
             'extensions = ["sphinx_mdchunk", "myst_parser"]\n'
             f'html_theme = "{theme}"\nhtml_baseurl = "https://example.org/"\n')
-    source = make_project(tmp_path, {}, conf)
-    for name, text in THEMED_PAGES.items():
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
-        (source / name).write_text(text, encoding="utf-8")
+    source = make_project(tmp_path, THEMED_PAGES, conf)
     code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html")
     assert code == 0, warnings
     copy = post_build_copy(tmp_path / "out", tmp_path / "copy", docs_dir=source)

@@ -92,7 +92,8 @@ def make_project(root: Path, pages: dict[str, str] | None = None, conf: str = CO
     source = root / "src"
     source.mkdir(parents=True)
     (source / "conf.py").write_text(conf, encoding="utf-8")
-    for name, text in (pages or PAGES).items():
+    for name, text in (PAGES if pages is None else pages).items():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
         (source / name).write_text(textwrap.dedent(text), encoding="utf-8")
     return source
 
