@@ -306,6 +306,16 @@ def test_weak_small_chunk_is_flagged() -> None:
     assert flagged and all(c.flags.small_chunk_reason == "cannot_merge" for c in flagged)
 
 
+def test_a_chunk_of_headings_alone_is_weak_and_flagged_small() -> None:
+    """Seed 000's small_chunk: under min_tokens, no neighbour to merge with, structurally
+    weak. A chunk of headings alone (a section with no body) is weak at any level; an H2 with
+    its brief text is not."""
+    result = chunk("## Empty\n\n## Next\n\nShort.", min_tokens=40)
+    assert [c.text for c in result.chunks] == ["## Empty", "## Next\n\nShort."]
+    assert [c.flags.small_chunk for c in result.chunks] == [True, False]
+    assert result.chunks[0].flags.small_chunk_reason == "cannot_merge"
+
+
 @pytest.mark.parametrize(
     ("block", "reason"),
     [
