@@ -379,6 +379,19 @@ def test_a_lead_in_stays_with_its_nested_list(items: list[tuple[str, list[str]]]
         assert last.removeprefix("- ") not in {lead for lead, _ in items}, c.id
 
 
+def test_a_list_nested_deeper_than_the_budget_is_cut_at_any_depth() -> None:
+    """Every level leads the next (one line each), the deepest holds the text: the chunks
+    keep the budget, and one that starts deep in the list starts at its item's marker."""
+    text = "# Deep\n\n" + "".join("    " * depth + f"- Level {depth} of the list.\n"
+                                  for depth in range(12)) + "    " * 12 + f"- {LONG}\n"
+    result = chunk(text, max_tokens=64, min_tokens=0)
+    check_page(result, 64)
+    assert all(c.embed_tokens <= 64 for c in result.chunks)
+    assert len(result.chunks) > 10
+    assert result.chunks[0].text.startswith("# Deep\n\n- Level 0")  # (the heading, led on)
+    assert any(c.text.startswith("- Level ") for c in result.chunks[1:])
+
+
 def test_sentence_without_end_is_split_between_words_and_flagged() -> None:
     words = " ".join(f"word{i}" for i in range(400))
     result = chunk(f"## A\n\n{words}", max_tokens=50, min_tokens=0)

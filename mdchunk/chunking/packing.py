@@ -1,10 +1,10 @@
 """Sections -> pieces of the page's Markdown that fit the token budget (DESIGN.md, Packing rules).
 
 Every piece is a span of the page Markdown; the only places a span may end are between blocks
-(sections, top-level blocks, items of a container), then between sentences, then between
-words. Code blocks, tables and display math have no such places: one larger than
-the budget becomes a piece of its own, flagged with the reason. What leads a block never ends a
-piece: a heading goes with the first part of its content (a section with nothing but its
+(sections, top-level blocks, children of a container at any depth), then between sentences,
+then between words. Code blocks, tables and display math have no such places: one larger than
+the budget becomes a piece of its own, flagged with the reason. What leads a block never ends
+a piece: a heading goes with the first part of its content (a section with nothing but its
 heading, with its first subsection), and a list item's lead-in with the first part of its
 nested list; either stands alone only when not a word more fits the budget with it.
 
@@ -42,6 +42,7 @@ _SENTENCE_END = re.compile(
     r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*\s*)(?=\S)"""  # CJK full stops
 )
 _WORD_GAP = re.compile(r"\s+")
+_HEADING = re.compile(r"#{1,6}(?: |$)")
 # Container markup between blocks: line breaks, indentation, quote markers, list and definition
 # markers.
 _MARKUP = re.compile(r"(?:[ \n>]|[-+*:] |\d{1,9}[.)] )*")
@@ -289,15 +290,23 @@ class Packer:
     def _make_room(self, start: int, group: list[Block], section: Section,
                    within: Block | None) -> tuple[list[Piece], list[tuple[int, list[Block]]]]:
         """What leads the group's last unit (from `start` on) leaves it no room in the budget:
-        the pieces set apart, and the groups to pack instead. Headings are set apart from
-        outside: what leads them (enclosing sections' headings, an item's lead-ins) is a piece
-        of its own, then the group is packed again from its own line. A lead-in is running
-        text: the group comes apart into its units, the first led as the group was."""
+        the pieces set apart, and the groups to pack instead. What leads the group from outside
+        (enclosing sections' headings, lead-ins of enclosing items) is set apart, a piece of its
+        own, and the group packed again from its own line; but where the group's own lead is a
+        lead-in (running text) and the outside lead ends in a heading, which would be left
+        alone, the group comes apart into its units instead, the first led as the group was."""
         first = self._line_start(group[0].start)
         headings = all(unit.kind == "heading" for unit in group[:-1])
-        if headings and start < first and not _MARKUP.fullmatch(self.text, start, first):
+        outside = start < first and not _MARKUP.fullmatch(self.text, start, first)
+        if outside and (headings or not self._ends_in_heading(start, first)):
             return [self._lead_piece(start, first, section)], [(first, group)]
         return [], self._starts([[unit] for unit in group], start, nested=within is not None)
+
+    def _ends_in_heading(self, start: int, end: int) -> bool:
+        """Whether the last line of `text[start:end]` with words is a heading."""
+        line = self.text[start:end].rstrip().rsplit("\n", 1)[-1]
+        markup = _MARKUP.match(line)
+        return _HEADING.match(line, markup.end() if markup else 0) is not None
 
     def _starts(self, groups: Iterable[list[Block]], lead: int | None, *, nested: bool
                 ) -> list[tuple[int, list[Block]]]:
@@ -319,7 +328,8 @@ class Packer:
         return starts
 
     def _split_unit(self, unit: Block, section: Section, lead: int) -> list[Piece]:
-        """Cut one block too large for the budget: between its children, sentences or words.
+        """Cut one block too large for the budget: between its children (at any depth),
+        sentences or words.
 
         `lead` is where the piece starts: before `unit` when headings or a lead-in are glued to
         it, which go with the unit's first part (an atomic unit takes them along, over the
@@ -330,7 +340,7 @@ class Packer:
         if lead < unit.start and not self.text[lead:cut].strip() and (
                 self.tokens(cut, unit.end) <= self.budget):
             return [self._piece(cut, unit.end, section)]  # (blank lines before the unit's line)
-        if unit.children and not unit.atomic and not self._indented_children(unit):
+        if unit.children and not unit.atomic:
             return self._split_units(unit.children, section, lead, within=unit)
         if unit.prose:
             return self._split_prose(unit, section, lead)
@@ -343,13 +353,6 @@ class Packer:
         starts."""
         line = self.text.rfind("\n", 0, offset) + 1
         return line if _MARKUP.fullmatch(self.text, line, offset) else offset
-
-    def _indented_children(self, unit: Block) -> bool:
-        """Whether the children of `unit` after its first are indented four columns or more
-        (before or after quote markers), as in a list nested twice: a chunk starting at one
-        would read as code, or as part of the paragraph before it, so such a container is not
-        cut."""
-        return any(_indent(self.text, child.start) >= 4 for child in unit.children[1:])
 
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
         """Cut running text between sentences, and a sentence too large between words; what
@@ -515,12 +518,14 @@ class Packer:
 
     def _trim(self, piece: Piece) -> Piece | None:
         """The piece without whitespace at its edges, but for the indentation of its first line
-        (a list nested in an item: without it, the items after the first re-nest under it)."""
+        when under four columns (a list nested in an item: without it, the items after the
+        first re-nest under it; with four or more, the line would read as code)."""
         start, end = piece.start, piece.end
         while start < end and self.text[start].isspace():
             start += 1
         line = self.text.rfind("\n", 0, start) + 1
-        if piece.start <= line < start < end and not self.text[line:start].strip(" "):
+        if piece.start <= line < start < end and start - line < 4 and not (
+                self.text[line:start].strip(" ")):
             start = line
         while end > start and self.text[end - 1].isspace():
             end -= 1
@@ -635,19 +640,6 @@ def last_piece_start(text: str, start: int, end: int) -> int | None:
     if line > start and "!" <= text[line] <= "~":
         at = max(at, line)
     return at if at > start else None
-
-
-def _indent(text: str, offset: int) -> int:
-    """How far `offset` is indented in its line, as a reader counts it: the widest of the runs
-    before, between and after the line's quote markers (each marker takes one space after it);
-    four columns or more make code."""
-    line = text.rfind("\n", 0, offset) + 1
-    prefix = text[line:offset]
-    marker = prefix.rfind(">")
-    if marker < 0 or prefix[:marker].strip(" >"):
-        return len(prefix)
-    runs = prefix.split(">")
-    return max(len(runs[0]), *(len(run) - run.startswith(" ") for run in runs[1:]))
 
 
 def first_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
