@@ -135,7 +135,7 @@ def read_chunk_sections(site_dir: Path, name: str = "sections.jsonl"
     with path.open(encoding="utf-8") as lines:
         for line in lines:
             section = json.loads(line)
-            for chunk in section["chunkIds"]:
+            for chunk in section["ownChunkIds"]:
                 owners[chunk] = section
     return owners
 

@@ -243,7 +243,11 @@ class PageSection:
     tokens: int
     """Exact token count of `page_markdown[char_start:char_end]`."""
     chunks: tuple[int, ...]
-    """Numbers of the chunks that start in this section (not in one of its subsections)."""
+    """Numbers of the chunks that hold the section's text, in order: the one chunk a short
+    section sits in, every chunk of a long one, all of them for the page (never empty)."""
+    own_chunks: tuple[int, ...]
+    """Numbers of the chunks whose own section this is: they start in it, not in one of its
+    subsections (every chunk of the page is in exactly one section's `own_chunks`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -267,3 +271,6 @@ class PageChunks:
     sections: tuple[PageSection, ...] = ()
     """The page and every section of its heading tree, in document order (none for a page
     without chunks)."""
+    summary: str = ""
+    """A sentence or two that says what the page is about, from its first paragraph of prose
+    (`mdchunk.chunking.summary`); "" when it has none."""

@@ -6,11 +6,12 @@ keep `mdchunk --help` fast).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,25 +19,58 @@ from mdchunk._version import __version__
 from mdchunk.duplicates import DUPLICATE_MODES, checked_mode
 from mdchunk.errors import MdChunkError, OptionError
 
-#: Keys of a `--config` file (and of the MkDocs plugin) besides the chunking options.
-_OUTPUT_KEYS = ("output", "formats", "write_markdown", "exclude", "site_url", "enabled",
-                "pagefind_output", "pagefind_filters", "pagefind_search_page",
-                "llms_txt", "llms_full", "llms_full_max_tokens", "llms_optional",
-                "llms_directive", "duplicates")
-
+if TYPE_CHECKING:
+    from mdchunk.sources import SiteConfig
 
 #: The flags of options whose name is not the flag's.
 _FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'",
           "pagefind_filters": "'--pagefind-filter'"}
 
+#: Keys of a `--config` file besides the MkDocs plugin's options: the site's url, which the
+#: plugin takes from mkdocs.yml.
+_FILE_KEYS = ("site_url",)
 
-def _fail(error: Exception) -> click.ClickException:
-    """A click error for a core error: bad options name the option."""
+#: The MkDocs plugin's options that the `mdchunk` command has no use for, and why. A `--config`
+#: file may set them (it may hold the plugin's options, copied): each gets a note.
+_PLUGIN_ONLY = {
+    "enabled": "the command chunks whenever it is run",
+    "inspector": "the plugin and the Sphinx extension write the inspector",
+    "workers": "-j/--jobs sets the processes that chunk pages",
+    "cache": "the command chunks every page on each run",
+    "cache_dir": "the command chunks every page on each run",
+}
+
+
+def _fail(error: Exception, origins: Mapping[str, str] | None = None) -> click.ClickException:
+    """A click error for a core error: a bad option names the file that set it (`origins`:
+    an option's name -> the file option that named that file), else its flag."""
     if isinstance(error, OptionError):
         option = error.option.split(".")[0]
+        if origins and option in origins:
+            return click.BadParameter(f"{error.option}: {error.message}",
+                                      param_hint=origins[option])
         flag = _FLAGS.get(option, "'--" + option.replace("_", "-") + "'")
         return click.BadParameter(error.message, param_hint=f"{flag} ({error.option})")
     return click.ClickException(str(error))
+
+
+@dataclasses.dataclass
+class _Settings:
+    """A command's options from its files and flags (later ones win), with the file that set
+    each (so that a bad value names the file and the key, not a flag nobody gave)."""
+
+    values: dict[str, Any] = dataclasses.field(default_factory=dict)
+    origins: dict[str, str] = dataclasses.field(default_factory=dict)
+    """An option's name -> the file option and file it came from (`'--config' (FILE)`)."""
+
+    def update(self, values: Mapping[str, Any], origin: str | None = None) -> None:
+        """Add `values`, read from the file `origin` names (None: from flags)."""
+        self.values.update(values)
+        for key in values:
+            if origin is None:
+                self.origins.pop(key, None)
+            else:
+                self.origins[key] = origin
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -149,7 +183,8 @@ def _index_file(path: Path, name: str) -> Path:
               help="Output format, repeatable: native, files, hepilot, semantic, flat, "
                    "markdown_chunker, adr, docsearch, sqlite, pagefind (default: native).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="YAML file with the MkDocs plugin's option names; flags win over it.")
+              help="YAML file with the MkDocs plugin's option names (and site_url); flags "
+                   "win over it. An mkdocs.yml goes to --mkdocs-config.")
 @click.option("--mkdocs-config", type=click.Path(dir_okay=False, path_type=Path),
               help="An mkdocs.yml: its markdown_extensions, site_url and mdchunk options.")
 @jobs_flags
@@ -168,22 +203,20 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
     """
     from mdchunk.sources import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
 
+    settings = _Settings()
     try:
-        settings: dict[str, Any] = {}
         markdown_config = MarkdownConfig.default()
         if mkdocs_config is not None:
             site = load_mkdocs_config(mkdocs_config)
             markdown_config = site.markdown
-            settings.update(site.plugin_options)
-            if site.site_url:
-                settings["site_url"] = site.site_url
+            settings.update(_plugin_options(mkdocs_config, site, "--mkdocs-config"),
+                            f"'--mkdocs-config' ({mkdocs_config})")
         if config_file is not None:
-            settings.update(_config_file(config_file))
-            _note_site_options(settings)
+            settings.update(_config_file(config_file, "chunk"), f"'--config' ({config_file})")
         settings.update(_flag_settings(formats, flags))
-        options, output = _split_settings(settings)
+        options, output = _split_settings(settings.values)
     except (MdChunkError, OSError) as error:
-        raise _fail(error) from error
+        raise _fail(error, settings.origins) from error
     from mdchunk.sources import find_sources
 
     try:
@@ -196,19 +229,6 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
                progress=any(path.is_dir() for path in paths), jobs=jobs, tokenizer=tokenizer)
 
 
-def _note_site_options(settings: Mapping[str, Any]) -> None:
-    """Say that the agent outputs' options of a `--config` file do nothing here: `chunk`
-    writes an index of files, and llms.txt, Markdown twins and the hidden directive belong
-    to a site, whose pages they link to."""
-    from mdchunk.outputs.llms import OPTIONS
-
-    named = [name for name in OPTIONS if name in settings]
-    if named:
-        click.echo(f"note: {', '.join(named)}: mdchunk chunk writes no llms.txt (its output is "
-                   "an index, not a site); build the site with the plugin, or run mdchunk site "
-                   "on the built site", err=True)
-
-
 def _all_files(paths: Sequence[Path]) -> list[str]:
     """Source paths of every file under the folders (targets of links to rewrite)."""
     names: list[str] = []
@@ -219,15 +239,82 @@ def _all_files(paths: Sequence[Path]) -> list[str]:
     return names
 
 
-def _config_file(path: Path) -> dict[str, Any]:
-    from mdchunk.sources import load_yaml
+def _config_file(path: Path, command: str) -> dict[str, Any]:
+    """The options of `--config FILE`: a YAML mapping of the MkDocs plugin's option names and
+    `site_url`; for `mdchunk site`, also a site's mkdocs.yml, whose `mdchunk` plugin options
+    (and site_url) it takes. The plugin's options that `command` has no use for get a note.
+
+    Raises:
+        click.BadParameter: naming the file and its first key that is no option (with the
+            closest option and every option a file may hold), or an mkdocs.yml given to
+            `mdchunk chunk`, which reads one with --mkdocs-config.
+        SourceError: when the file cannot be read.
+    """
+    from mdchunk.sources import is_mkdocs_config, load_mkdocs_config, load_yaml
 
     data = load_yaml(path)
+    hint = f"'--config' ({path})"
     if data is None:
         return {}
     if not isinstance(data, Mapping):
-        raise OptionError("config", f"{path} must hold a mapping of options")
-    return dict(data)
+        raise click.BadParameter(f"expected a mapping of mdchunk options, got {data!r}",
+                                 param_hint=hint)
+    if not is_mkdocs_config(data):
+        _check_keys(data, hint, also=_FILE_KEYS)
+        _note_unused(data, path, command)
+        return dict(data)
+    if command != "site":
+        raise click.BadParameter(
+            "this is a site's mkdocs.yml, not mdchunk's options: give it as --mkdocs-config, "
+            "which reads its Markdown extensions, site_url and mdchunk plugin options",
+            param_hint=hint)
+    site = load_mkdocs_config(path)
+    if site.plugin_options is None:
+        click.echo(f"note: {path}: its plugins list no mdchunk, so mdchunk's defaults apply",
+                   err=True)
+    return _plugin_options(path, site, "--config")
+
+
+def _plugin_options(path: Path, site: SiteConfig, flag: str) -> dict[str, Any]:
+    """The `mdchunk` plugin's options of the mkdocs.yml at `path` (`site`, read), checked, and
+    its site_url."""
+    options = dict(site.plugin_options or {})
+    _check_keys(options, f"'{flag}' ({path})", where="plugins: mdchunk: ")
+    if site.site_url:
+        options["site_url"] = site.site_url
+    return options
+
+
+def _check_keys(values: Mapping[Any, Any], hint: str, *, where: str = "",
+                also: Sequence[str] = ()) -> None:
+    """Raise `click.BadParameter` for the first key of `values` that is no option of the
+    MkDocs plugin (nor one of `also`), with the closest one and every one; `hint` names the
+    file, `where` the place in it."""
+    from mdchunk.session.config import MKDOCS, options_of, suggestion
+
+    known = {option.name for option in options_of(MKDOCS)} | set(also)
+    for key in values:
+        if key not in known:
+            raise click.BadParameter(
+                f"{where}{key}: no such option; {suggestion(str(key), MKDOCS, also=also)}",
+                param_hint=hint)
+
+
+def _note_unused(values: Mapping[str, Any], path: Path, command: str) -> None:
+    """Say which options of a `--config` file do nothing in `command`: the MkDocs plugin's own,
+    and for `chunk` the agent outputs' (it writes an index of files; llms.txt, Markdown twins
+    and the hidden directive belong to a site, whose pages they link to)."""
+    from mdchunk.outputs.llms import OPTIONS
+
+    for key in values:
+        if key in _PLUGIN_ONLY:
+            click.echo(f"note: {path}: {key}: an option of the MkDocs plugin that mdchunk "
+                       f"{command} has no use for ({_PLUGIN_ONLY[key]})", err=True)
+    named = [name for name in OPTIONS if name in values]
+    if named and command == "chunk":
+        click.echo(f"note: {', '.join(named)}: mdchunk chunk writes no llms.txt (its output is "
+                   "an index, not a site); build the site with the plugin, or run mdchunk site "
+                   "on the built site", err=True)
 
 
 def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str, Any]:
@@ -259,9 +346,10 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
     from mdchunk.profiles import check_formats
 
-    chunking = {key: value for key, value in settings.items() if key not in _OUTPUT_KEYS}
-    options = ChunkOptions.validated(chunking)
-    output = {key: value for key, value in settings.items() if key in _OUTPUT_KEYS}
+    fields = {field.name for field in dataclasses.fields(ChunkOptions)}
+    options = ChunkOptions.validated({key: value for key, value in settings.items()
+                                      if key in fields})
+    output = {key: value for key, value in settings.items() if key not in fields}
     output["formats"] = check_formats(output.get("formats") or ["native"])
     name = check_output_path(output.get("output") or "chunks.jsonl")
     output["output"] = name
@@ -361,7 +449,9 @@ def _search(path: Path, question: str, k: int) -> list[Any]:
 @click.option("-f", "--format", "formats", multiple=True, metavar="NAME",
               help="Output format, repeatable (default: native).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="YAML file with the MkDocs plugin's option names; flags win over it.")
+              help="YAML file with the MkDocs plugin's option names (and site_url), or the "
+                   "site's mkdocs.yml (its mdchunk plugin options and site_url); flags win "
+                   "over it.")
 @click.option("-v", "--verbose", is_flag=True, help="Name every file skipped, and why.")
 @jobs_flags
 @chunking_flags
@@ -374,17 +464,20 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     For engines that run no Python plugins (Zensical, MkDocs 2) and sites built elsewhere:
     `zensical build && mdchunk site site/`. The page content is found with selectors for the
     MkDocs, readthedocs, Material/Zensical and Sphinx (basic, alabaster, furo, pydata, book,
-    rtd) themes; 404, search and generated index pages are skipped. Where a plugin sees the
+    rtd) themes; 404, search and generated index pages are skipped. Page titles and the
+    sections of llms.txt come from the navigation the pages show. Where a plugin sees the
     same site, the chunks are the plugin's.
     """
     from mdchunk.outputs.llms import OPTIONS, LlmsOptions
     from mdchunk.outputs.pages import counted, index_summary
     from mdchunk.sites import chunk_site
 
+    settings = _Settings()
     try:
-        settings = _config_file(config_file) if config_file is not None else {}
+        if config_file is not None:
+            settings.update(_config_file(config_file, "site"), f"'--config' ({config_file})")
         settings.update(_flag_settings(formats, flags))
-        options, output = _split_settings(settings)
+        options, output = _split_settings(settings.values)
         llms = LlmsOptions.validated({name: output.get(name) for name in OPTIONS})
         summary = chunk_site(
             site_dir, options=options, formats=output["formats"], docs_dir=docs_dir,
@@ -396,7 +489,7 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
             llms=llms, duplicates=output["duplicates"],
         )
     except (MdChunkError, OSError) as error:
-        raise _fail(error) from error
+        raise _fail(error, settings.origins) from error
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
     if verbose:

@@ -78,6 +78,9 @@ class ParsedPage:
     """The page's Markdown; every offset in mdchunk indexes into this text."""
     blocks: tuple[Block, ...]
     """Top-level blocks in document order (headings among them)."""
+    title_added: bool = False
+    """True when the page title was added as the page's first heading (an H1 without an
+    anchor): the content has no H1 of its own."""
 
     def walk(self) -> Iterator[Block]:
         """Every block of the page, nested ones included, in document order."""

@@ -23,6 +23,7 @@ from cssselect import ExpressionError, SelectorError
 from lxml.cssselect import CSSSelector
 
 from mdchunk.chunking import PageInput
+from mdchunk.chunking.html.text import title_text
 from mdchunk.duplicates import DuplicateMode
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
@@ -33,6 +34,7 @@ from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.site_nav import PageNav, SiteNav, page_nav
 from mdchunk.sources import split_front_matter
 
 log = logging.getLogger(__name__)
@@ -110,7 +112,8 @@ def chunk_site(
         pagefind: Where the Pagefind bundle goes (format `pagefind`), and whether a search
             page does.
         pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
-        llms: The agent outputs to write (None: none); `llms.txt` follows the site's folders.
+        llms: The agent outputs to write (None: none); `llms.txt` follows the navigation the
+            site's pages show (its folders, for a theme whose navigation mdchunk cannot read).
         duplicates: Duplicate chunks: `mark`ed in the native index, also left out of the
             embedding formats (`drop`), or not looked for (`off`).
 
@@ -133,12 +136,14 @@ def chunk_site(
         pagefind=pagefind or PagefindSettings(), llms=llms, duplicates=duplicates)
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
+    nav = SiteNav()
     try:
-        skipped = _add_pages(builder, site_dir, html_files, sources, warnings, selectors=selectors,
-                             docs_dir=docs_dir, site_url=site_url, exclude=exclude)
+        skipped = _add_pages(builder, site_dir, html_files, sources, warnings, nav=nav,
+                             selectors=selectors, docs_dir=docs_dir, site_url=site_url,
+                             exclude=exclude)
         if not sources and all(reason.endswith(_NOT_PAGES) for reason in skipped):
             raise MdChunkError(_no_pages_message(site_dir, html_files, skipped))
-        summary = builder.finish(list(sources), _outline(site_dir, sources))
+        summary = builder.finish(list(sources), _outline(site_dir, sources, nav))
     finally:
         builder.close()
     return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings),
@@ -160,20 +165,25 @@ _NO_CONTENT = "no content element (pass --content-selector for this theme)"
 _NOT_PAGES = ("not a documentation page", _NO_CONTENT)
 
 
-def _outline(site_dir: Path, pages: Mapping[str, str]) -> SiteOutline:
-    """The site's folders as its navigation, and its name and description from the home
-    page's `<title>` (the part after the page title, where themes put the site name) and
+def _outline(site_dir: Path, pages: Mapping[str, str], nav: SiteNav) -> SiteOutline:
+    """The navigation the site's pages show (its folders where they show none mdchunk can
+    read), its name as the theme shows it (else from the home page's `<title>`, the part after
+    the page title, where themes put the site name) and its description from the home page's
     `<meta name="description">`."""
     home = next((source for source, relative in pages.items() if relative == "index.html"), None)
-    name = description = ""
+    name, description = nav.site_name, ""
     if home is not None:
         with contextlib.suppress(OSError, lxml.etree.ParserError):
             document = lxml.html.fromstring((site_dir / "index.html").read_bytes())
             titles = document.xpath("//title/text()")
-            name = _TITLE_SEPARATORS.split(titles[0].strip())[-1] if titles else ""
+            if not name and titles:
+                name = _TITLE_SEPARATORS.split(titles[0].strip())[-1]
             descriptions = document.xpath("//meta[@name='description']/@content")
-            description = descriptions[0] if descriptions else ""
-    return SiteOutline(name.strip(), description, folder_outline(pages), home=home)
+            description = descriptions[0].strip() if descriptions else ""
+            # (the mkdocs theme writes an unset site_description as "None")
+            description = "" if description == "None" else description
+    items = nav.items({relative: source for source, relative in pages.items()}, home)
+    return SiteOutline(name.strip(), description, items or folder_outline(pages), home=home)
 
 
 def _no_pages_message(site_dir: Path, html_files: Sequence[Path], skipped: Sequence[str]) -> str:
@@ -187,14 +197,14 @@ def _no_pages_message(site_dir: Path, html_files: Sequence[Path], skipped: Seque
 
 
 def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path],
-               sources: dict[str, str], warnings: list[str], *, selectors: list[CSSSelector],
-               docs_dir: Path | None, site_url: str | None, exclude: Sequence[str]
-               ) -> list[str]:
+               sources: dict[str, str], warnings: list[str], *, nav: SiteNav,
+               selectors: list[CSSSelector], docs_dir: Path | None, site_url: str | None,
+               exclude: Sequence[str]) -> list[str]:
     """Hand every documentation page of the site to the build, or tell it the page is left
-    out (its HTML then points to `llms.txt`, as in the plugins); return the pages skipped,
-    with why (`path: reason`)."""
+    out (its HTML then points to `llms.txt`, as in the plugins); merge the navigation each
+    shows into `nav`; return the pages skipped, with why (`path: reason`)."""
     skipped: list[tuple[str, str]] = []  # (page path, why)
-    for relative, page in _site_pages(site_dir, html_files, skipped, warnings,
+    for relative, page in _site_pages(site_dir, html_files, skipped, warnings, nav,
                                       selectors=selectors, docs_dir=docs_dir, site_url=site_url,
                                       exclude=exclude):
         if isinstance(page, _LeftOut):
@@ -216,20 +226,21 @@ def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
     """The documentation pages of a built site as the engine gave them (for `Chunker`)."""
     html_files = sorted(site_dir.rglob("*.html"))
     order = _site_order(site_dir, html_files)
-    pages = sorted(_site_pages(site_dir, html_files, [], [], selectors=_selectors(
+    pages = sorted(_site_pages(site_dir, html_files, [], [], SiteNav(), selectors=_selectors(
         content_selector), docs_dir=docs_dir, site_url=None, exclude=()),
         key=lambda found: order[found[0]])
     return [page.input for _, page in pages if isinstance(page, _Page)]
 
 
 def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[tuple[str, str]],
-                warnings: list[str], *, selectors: list[CSSSelector], docs_dir: Path | None,
-                site_url: str | None, exclude: Sequence[str]
+                warnings: list[str], nav: SiteNav, *, selectors: list[CSSSelector],
+                docs_dir: Path | None, site_url: str | None, exclude: Sequence[str]
                 ) -> Iterator[tuple[str, _Page | _LeftOut]]:
     """Each documentation page of the site with its path, as soon as it is read, as a page to
     chunk or as one left out (by `exclude` or its front matter); those skipped (left out too,
     or no documentation page) are noted in `skipped`, with why, and those that cannot be read in
-    `warnings`. The pages come in an order of their own (`_site_order` gives the site's).
+    `warnings`; the navigation each shows is merged into `nav`. The pages come in an order of
+    their own (`_site_order` gives the site's).
 
     The url style comes from the documentation pages alone (those with the theme's content
     element): a stray file a build copied (a theme override, an included snippet) does not
@@ -249,6 +260,7 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[tuple[
         if isinstance(document, str):
             skipped.append((relative, document))
             continue
+        nav.add(document.nav)
         if directory_urls is None:
             directory_urls = False
         page = _page(document, relative, docs_dir=docs_dir, directory_urls=directory_urls,
@@ -311,10 +323,11 @@ class _Document:
     body: str
     title: str
     canonical: str
+    nav: PageNav
 
 
 def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _Document | str:
-    """The page's content, title and canonical link, or why it is skipped."""
+    """The page's content, title, canonical link and navigation, or why it is skipped."""
     try:
         document = lxml.html.fromstring(path.read_bytes())
     except (OSError, lxml.etree.ParserError) as error:
@@ -327,17 +340,21 @@ def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _
         return _NO_CONTENT
     for chrome in _CHROME(content):
         chrome.drop_tree()
+    theme_title = ""
     if "md-content__inner" in (content.get("class") or ""):
         # Material and Zensical add the page title as an <h1> (without id) to pages that
-        # have none: theme chrome, not content.
+        # have none: theme chrome, not content (the core adds the title as the plugin's does).
         first = next(iter(content.xpath(".//h1")), None)
         if first is not None and not first.get("id"):
+            theme_title = _heading_text(first)
             first.drop_tree()
     body = (content.text or "") + "".join(
         lxml.html.tostring(child, encoding="unicode") for child in content
     )
     canonical = document.xpath("//link[@rel='canonical']/@href")
-    return _Document(body, _title(document, content), canonical[0] if canonical else "")
+    nav = page_nav(document, content, relative)
+    return _Document(body, _title(document, content, nav, theme_title),
+                     canonical[0] if canonical else "", nav)
 
 
 def _page(document: _Document, relative: str, *, docs_dir: Path | None, directory_urls: bool,
@@ -352,7 +369,7 @@ def _page(document: _Document, relative: str, *, docs_dir: Path | None, director
     reason = pattern_exclusion([relative], exclude) or by_metadata
     if reason:
         return _LeftOut(source, url, reason, by_metadata=bool(by_metadata))
-    base = site_url if site_url is not None else _site_url(document.canonical, url)
+    base = site_url if site_url is not None else _site_url(document.canonical, url, doc_name)
     page = PageInput(html=document.body, source_path=source, url=url, title=document.title,
                      meta=meta)
     return _Page(page, base)
@@ -412,19 +429,45 @@ def _front_matter(path: Path) -> dict[str, Any]:
     return split_front_matter(text)[0]
 
 
-def _site_url(canonical: str, url: str) -> str:
-    """The site url, from a page's canonical link minus the page's own url."""
+def _site_url(canonical: str, url: str, doc_name: str) -> str:
+    """The site url, from a page's canonical link minus the page's own part: its url, or its
+    `.html` path, which Sphinx before 8.1 links as canonical on `dirhtml` pages (`guide.html`
+    for `guide/`, `index.html` for the home page)."""
     if not canonical:
         return ""
-    if url and canonical.endswith(url):
-        return canonical[: len(canonical) - len(url)]
+    for own in (url, f"{doc_name}.html"):
+        if own and canonical.endswith(own):
+            return canonical[: len(canonical) - len(own)]
     return canonical if not url else ""
 
 
-def _title(document: lxml.html.HtmlElement, content: lxml.html.HtmlElement) -> str:
-    """The page title: the <title> without the site name, else the first heading."""
-    titles = document.xpath("//title/text()")
-    if titles and titles[0].strip():
-        return _TITLE_SEPARATORS.split(titles[0].strip(), maxsplit=1)[0].strip()
+def _title(document: lxml.html.HtmlElement, content: lxml.html.HtmlElement, nav: PageNav,
+           theme_title: str) -> str:
+    """The page title its engine gives. Sphinx's is the page's first heading (none without
+    one). MkDocs' may come from the navigation, so it is the text of the navigation's entry
+    for the page; for a page the navigation does not name, the page part of `<title>`, else
+    the heading the theme added (Material), else the page's first heading."""
     heading = content.xpath(".//h1")
-    return " ".join(heading[0].text_content().replace("¶", "").split()) if heading else ""
+    first = _heading_text(heading[0]) if heading else ""
+    if nav.sphinx:
+        return first
+    return nav.title or _title_part(document, nav.site_name) or theme_title or first
+
+
+def _title_part(document: lxml.html.HtmlElement, site_name: str) -> str:
+    """The `<title>` without the site name ("" when it holds only the site name)."""
+    titles = document.xpath("//head/title/text()") or document.xpath("//title/text()")
+    title = " ".join(titles[0].split()) if titles else ""
+    if not title or title == site_name:
+        return ""
+    if site_name:
+        for separator in _TITLE_SEPARATORS.findall(title):
+            if title.endswith(separator + site_name):
+                return title[: -len(separator + site_name)].strip()
+    return _TITLE_SEPARATORS.split(title, maxsplit=1)[0].strip()
+
+
+def _heading_text(heading: lxml.html.HtmlElement) -> str:
+    """A heading's text as the core reads it: one line, without its permalink."""
+    anchor = heading.get("id") or ""
+    return " ".join(title_text(heading, itself=f"#{anchor}" if anchor else "").split())

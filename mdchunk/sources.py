@@ -81,8 +81,8 @@ class SiteConfig:
     markdown: MarkdownConfig
     site_url: str
     docs_dir: Path | None
-    plugin_options: Mapping[str, Any]
-    """The `mdchunk` plugin's options in the config, if any."""
+    plugin_options: Mapping[str, Any] | None
+    """The `mdchunk` plugin's options in the config (None: `plugins` lists no mdchunk)."""
 
 
 class _ConfigLoader(yaml.SafeLoader):
@@ -123,22 +123,77 @@ def load_yaml(path: Path) -> Any:
         raise SourceError(f"{path}: not valid YAML: {error}") from error
 
 
+#: Top-level keys of an mkdocs.yml that are no mdchunk option (`site_name` is required).
+MKDOCS_KEYS = frozenset({"site_name", "INHERIT", "plugins", "nav", "theme", "docs_dir",
+                         "site_dir", "markdown_extensions"})
+
+
+def is_mkdocs_config(data: Mapping[str, Any]) -> bool:
+    """Whether a YAML mapping is a site's mkdocs.yml rather than mdchunk's options."""
+    return any(key in MKDOCS_KEYS for key in data)
+
+
 def load_mkdocs_config(path: Path) -> SiteConfig:
-    """`markdown_extensions`, `site_url`, `docs_dir` and mdchunk's options of an mkdocs.yml."""
-    data = load_yaml(path)
+    """`markdown_extensions`, `site_url`, `docs_dir` and mdchunk's options of an mkdocs.yml
+    (with the file it names in `INHERIT` underneath)."""
+    data = _load_inherited(path, frozenset())
     if not isinstance(data, Mapping):
         raise SourceError(f"{path}: expected a mapping at the top level")
     docs_dir = data.get("docs_dir", "docs")
-    plugin: Mapping[str, Any] = {}
-    for item in data.get("plugins") or []:
-        if isinstance(item, Mapping) and "mdchunk" in item:
-            plugin = item["mdchunk"] or {}
     return SiteConfig(
         markdown=MarkdownConfig.from_list(data.get("markdown_extensions") or []),
         site_url=str(data.get("site_url") or ""),
         docs_dir=(path.parent / str(docs_dir)).resolve() if docs_dir else None,
-        plugin_options=plugin,
+        plugin_options=_plugin_options(path, data.get("plugins") or []),
     )
+
+
+def _load_inherited(path: Path, seen: frozenset[Path]) -> Any:
+    """An mkdocs.yml as MkDocs reads it: the file its `INHERIT` names (relative to it) with
+    this one's keys over it, mappings merged key by key and everything else replaced."""
+    data = load_yaml(path)
+    if not isinstance(data, Mapping) or "INHERIT" not in data:
+        return data
+    parent = (path.parent / str(data["INHERIT"])).resolve()
+    if parent in seen or parent == path.resolve():
+        raise SourceError(f"{path}: INHERIT: {data['INHERIT']} inherits from this file")
+    if not parent.is_file():
+        raise SourceError(f"{path}: INHERIT: no file {parent}")
+    base = _load_inherited(parent, seen | {path.resolve()})
+    if not isinstance(base, Mapping):
+        raise SourceError(f"{parent}: expected a mapping at the top level")
+    return _merged(base, {key: value for key, value in data.items() if key != "INHERIT"})
+
+
+def _merged(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with the keys of `over`: mappings merged key by key, other values replaced."""
+    merged = dict(base)
+    for key, value in over.items():
+        below = merged.get(key)
+        merged[key] = (_merged(below, value) if isinstance(below, Mapping)
+                       and isinstance(value, Mapping) else value)
+    return merged
+
+
+def _plugin_options(path: Path, plugins: Any) -> Mapping[str, Any] | None:
+    """The options of the `mdchunk` entry of an mkdocs.yml's `plugins`, a list (`- mdchunk`,
+    `- mdchunk: {...}`) or a mapping (`mdchunk: {...}`) as MkDocs accepts; None when it lists
+    no mdchunk."""
+    if isinstance(plugins, Mapping):
+        entries = list(plugins.items())
+    elif isinstance(plugins, list):
+        entries = [next(iter(item.items())) if isinstance(item, Mapping) and len(item) == 1
+                   else (item, None) for item in plugins]
+    else:
+        raise SourceError(f"{path}: plugins: expected a list or a mapping, got {plugins!r}")
+    for name, options in entries:
+        if name != "mdchunk":
+            continue
+        if options is not None and not isinstance(options, Mapping):
+            raise SourceError(f"{path}: plugins: mdchunk: expected a mapping of options, got "
+                              f"{options!r}")
+        return dict(options or {})
+    return None
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:

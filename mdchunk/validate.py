@@ -12,8 +12,10 @@ Every problem names the chunk it is about. Checks by profile:
   them unless some chunks were left out as duplicates (`duplicates: drop`: then in order).
 - `semantic` / `flat`: seed 001's models' own validation, unique `uuid`s.
 - `sections` (`sections.jsonl`): unique ids; every `parentId` names a section of the same page
-  listed before it (so the sections form a tree); no chunk id in two sections; with the pages'
-  `.md` files beside the index, `text == page_markdown[charStart:charEnd]`.
+  listed before it (so the sections form a tree); every section lists chunks of its page
+  (`chunkIds`), all of them among its parent's; each chunk of a page owned by exactly one of
+  its sections, which lists it; with the pages' `.md` files beside the index, `text ==
+  page_markdown[charStart:charEnd]`.
 - other profiles: records must be JSON objects.
 """
 
@@ -278,11 +280,13 @@ def _semantic(records: Sequence[dict[str, Any]], profile: str) -> list[Problem]:
 
 
 def _sections(records: Sequence[dict[str, Any]], markdown_dir: Path | None) -> list[Problem]:
-    """Unique ids, parents listed before their children on the same page, each chunk in one
-    section, and each section's text at its offsets in its page's `.md` file (when there)."""
+    """Unique ids, parents listed before their children on the same page, chunks listed by
+    every section (`_section_chunks`), and each section's text at its offsets in its page's
+    `.md` file (when there)."""
     problems: list[Problem] = []
     pages: dict[str, str] = {}  # section id: its pageId
-    owners: dict[str, str] = {}  # chunk id: its section
+    chunks: dict[str, set[str]] = {}  # section id: its chunkIds
+    owners: dict[str, str] = {}  # chunk id: the section that owns it
     texts: dict[Path, str | None] = {}  # a page's .md file: its text (None: not there)
     for number, record in enumerate(records, start=1):
         name = str(record.get("id") or f"record {number}")
@@ -293,11 +297,44 @@ def _sections(records: Sequence[dict[str, Any]], markdown_dir: Path | None) -> l
             problems.append(Problem(name, f"parentId {parent!r} is no section of its page "
                                           "listed before it"))
         pages[name] = str(record.get("pageId"))
-        for chunk in record.get("chunkIds") or []:
-            if chunk in owners:
-                problems.append(Problem(name, f"chunk {chunk} is also in {owners[chunk]}"))
-            owners[chunk] = name
+        chunks[name] = set(record.get("chunkIds") or ())
+        problems.extend(_section_chunks(name, record, chunks, owners))
         problems.extend(_section_text(name, record, markdown_dir, texts))
+    problems.extend(_unowned_chunks(records, owners))
+    return problems
+
+
+def _section_chunks(name: str, record: dict[str, Any], chunks: Mapping[str, set[str]],
+                    owners: dict[str, str]) -> list[Problem]:
+    """The section lists chunks of its page, all of them among its parent's; it owns some of
+    them, and no chunk another section owns (`owners` gathers the owners)."""
+    listed = record.get("chunkIds") or []
+    if not listed:
+        return [Problem(name, "chunkIds is empty: every section lies in some chunk")]
+    problems: list[Problem] = []
+    page = f"{record.get('pageId')}::ch"
+    if any(not str(chunk).startswith(page) for chunk in listed):
+        problems.append(Problem(name, f"chunkIds name chunks of another page than {page[:-4]}"))
+    parent = chunks.get(str(record.get("parentId")))
+    if parent is not None and not chunks[name] <= parent:
+        problems.append(Problem(name, "chunkIds name chunks that its parent section does not"))
+    for chunk in record.get("ownChunkIds") or []:
+        if chunk not in chunks[name]:
+            problems.append(Problem(name, f"owns chunk {chunk}, which its chunkIds do not name"))
+        if chunk in owners:
+            problems.append(Problem(name, f"chunk {chunk} is also owned by {owners[chunk]}"))
+        owners[chunk] = name
+    return problems
+
+
+def _unowned_chunks(records: Sequence[dict[str, Any]], owners: Mapping[str, str]
+                    ) -> list[Problem]:
+    """Every chunk of a page (the page section's `chunkIds`) is owned by one of its sections."""
+    problems: list[Problem] = []
+    for record in records:
+        if record.get("parentId") is None:
+            problems.extend(Problem(str(record.get("id")), f"no section owns chunk {chunk}")
+                            for chunk in record.get("chunkIds") or [] if chunk not in owners)
     return problems
 
 

@@ -3,8 +3,8 @@
 Hooks:
     on_config: check the options; make the build session (kept across `mkdocs serve` rebuilds
         while the options stay the same).
-    on_files: note the site's pages, in MkDocs' order (the order of the index), and their size.
-    on_nav: note the navigation, which llms.txt follows.
+    on_nav: note the site's pages MkDocs will render, in its order (the order of the index),
+        with their size, and the navigation, which llms.txt follows.
     on_page_content: hand each page's final body HTML to the session (late, after other
         plugins changed it), or tell it the page is left out.
     on_post_build: keep the pages MkDocs did not render (`--dirty`), then write the index.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -78,19 +78,18 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         return config
 
     @event_priority(-100)
-    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
-        """Note the site's pages, after other plugins added theirs, and tell the build session
-        how much it will chunk (it decides from that whether a worker pays for itself)."""
+    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> None:
+        """Note the site's pages and its navigation (MkDocs makes one from the files when there
+        is no nav), which llms.txt follows, after other plugins changed them; tell the build
+        session how much it will chunk (it decides from that whether a worker pays for itself).
+
+        The pages are those MkDocs renders: it picks them right after this event, by each
+        file's inclusion level, which plugins may change until then (Material's blog marks its
+        posts and generated views excluded in `on_files` and includes them again here)."""
         self.files = {file.src_uri: file for file in files.documentation_pages()}
+        self.nav = nav
         if self.builder is not None:
             self.builder.expect(sum(_source_size(file) for file in self.files.values()))
-        return files
-
-    @event_priority(-100)
-    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> None:
-        """Note the site's navigation (MkDocs makes one from the files when there is no nav),
-        which llms.txt follows, after other plugins changed it."""
-        self.nav = nav
 
     @event_priority(-100)
     def on_page_content(
@@ -126,7 +125,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                    and not builder.keep_page(source, fingerprint=_source_digest(file),
                                              markdown_path=_markdown_path(file))]
         try:
-            summary = builder.finish(list(self.files), _outline(config, self.nav))
+            summary = builder.finish(list(self.files), _outline(config, self.nav,
+                                                               self.files.values()))
         except TokenizerError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         except MdChunkError as error:
@@ -182,19 +182,36 @@ def _site_language(config: MkDocsConfig) -> str | None:
     return str(language) if language else None
 
 
-def _outline(config: MkDocsConfig, nav: Navigation | None) -> SiteOutline:
+def _outline(config: MkDocsConfig, nav: Navigation | None, files: Iterable[File]
+             ) -> SiteOutline:
     """The site's name, description and navigation, for llms.txt."""
-    items = tuple(_nav_items(nav.items)) if nav is not None else ()
+    items = tuple(_nav_items(nav.items, _attached(nav, files))) if nav is not None else ()
     return SiteOutline(config.site_name, config.site_description or "", items)
 
 
-def _nav_items(items: list[StructureItem]) -> Iterator[NavItem]:
-    """MkDocs' navigation as the core's: pages and sections (links lead out of the site)."""
+def _nav_items(items: Sequence[StructureItem], attached: Mapping[int, list[Page]]
+               ) -> Iterator[NavItem]:
+    """MkDocs' navigation as the core's: pages and sections (links lead out of the site), each
+    with the pages `attached` to it after its own entries."""
     for item in items:
+        under = tuple(_nav_items(attached.get(id(item), []), attached))
         if isinstance(item, Page):
-            yield NavItem(item.title, item.file.src_uri)
+            yield NavItem(item.title, item.file.src_uri, under)
         elif isinstance(item, Section):
-            yield NavItem(item.title, None, tuple(_nav_items(item.children)))
+            yield NavItem(item.title, None, tuple(_nav_items(item.children, attached)) + under)
+
+
+def _attached(nav: Navigation, files: Iterable[File]) -> dict[int, list[Page]]:
+    """The pages outside the navigation that a plugin placed under an entry of it (their
+    `parent`), by the entry's identity: Material's blog gives each post the blog's page as its
+    parent, and each further page of a paginated view the view's section."""
+    in_nav = {id(page) for page in nav.pages}
+    attached: dict[int, list[Page]] = {}
+    for file in files:
+        page = file.page
+        if page is not None and page.parent is not None and id(page) not in in_nav:
+            attached.setdefault(id(page.parent), []).append(page)
+    return attached
 
 
 def _markdown_path(file: File) -> str:
@@ -215,6 +232,14 @@ def _source_size(file: File) -> int:
 def _source_digest(file: File) -> str | None:
     """The sha256 of the page's source (None when it cannot be read)."""
     try:
-        return hashlib.sha256(file.content_bytes).hexdigest()
+        return hashlib.sha256(_source_bytes(file)).hexdigest()
     except OSError:
         return None
+
+
+def _source_bytes(file: File) -> bytes:
+    """The page's source: its file where it has one (every MkDocs), else the content a plugin
+    gave it (`content_bytes`, which MkDocs 1.6 added; it clears `abs_src_path` when set)."""
+    if file.abs_src_path:
+        return Path(file.abs_src_path).read_bytes()
+    return file.content_bytes

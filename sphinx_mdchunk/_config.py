@@ -3,6 +3,9 @@ Sphinx builds use, checked by the core."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sphinx.errors import ExtensionError
@@ -11,6 +14,7 @@ from mdchunk.errors import OptionError
 from mdchunk.session.builder import BuildSettings
 from mdchunk.session.config import (
     SiteFacts,
+    SiteOption,
     build_settings,
     option_elsewhere,
     options_of,
@@ -32,12 +36,47 @@ def register_config_values(app: Sphinx) -> None:
         app.add_config_value(_PREFIX + option.name, option.default, "html", types=Any)
 
 
-def unknown_names(config: Config) -> list[str]:
-    """A message for each `mdchunk_*` name set in conf.py (or with -D) that is no option."""
+def unknown_names(config: Config, confdir: Path) -> list[str]:
+    """A message for each `mdchunk_*` name set in conf.py (or with -D) that is no option.
+
+    Sphinx keeps no public record of the names conf.py sets that no extension registered, so
+    they are read from conf.py itself (`conf_py_names`); the -D names are `config.overrides`,
+    public in every Sphinx 7 and later (an attribute before 7.3, a property since)."""
     known = {_PREFIX + option.name for option in options_of(ENGINE)}
-    given = [*config._raw_config, *config._overrides]
+    overrides = [name.split(".", 1)[0] for name in config.overrides]  # -D name.key=value
+    given = [*conf_py_names(confdir / "conf.py"), *overrides]
     return [_unknown(name.removeprefix(_PREFIX)) for name in dict.fromkeys(given)
             if name.startswith(_PREFIX) and name not in known]
+
+
+def conf_py_names(conf_py: Path) -> list[str]:
+    """The names a conf.py binds outside its functions and classes, in order, read without
+    running it (running it again would repeat its side effects). None where there is no
+    conf.py (`sphinx-build -C` without one) or it cannot be parsed; names made at run time
+    (`globals()[name] = ...`, `from module import *`) are not seen."""
+    try:
+        tree = ast.parse(conf_py.read_bytes(), filename=str(conf_py))
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return []
+    return list(dict.fromkeys(_bound_names(tree)))
+
+
+#: Nodes whose names belong to a scope of their own, not to conf.py's namespace.
+_OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+               ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _bound_names(node: ast.AST) -> Iterator[str]:
+    """The names assigned, imported or used as a loop or `with` target in the module's own
+    scope, at any depth of `if`, `try`, `for` and `with` blocks."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _OWN_SCOPES):
+            continue
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+            yield child.id
+        elif isinstance(child, ast.alias):
+            yield (child.asname or child.name).split(".", 1)[0]
+        yield from _bound_names(child)
 
 
 def _unknown(option: str) -> str:
@@ -52,7 +91,9 @@ def _unknown(option: str) -> str:
 def settings(config: Config, site: SiteFacts) -> BuildSettings:
     """The build's settings from `conf.py`; a bad value raises `ExtensionError` naming it as
     conf.py does (`mdchunk_max_tokens = -5: must be >= 16, got -5`)."""
-    values = {option.name: getattr(config, _PREFIX + option.name)
+    given = config.overrides
+    values = {option.name: _value(option, getattr(config, _PREFIX + option.name),
+                                  from_command_line=_PREFIX + option.name in given)
               for option in options_of(ENGINE)}
     try:
         return build_settings({**values, "workers": 0}, site)  # Sphinx's -j N chunks pages
@@ -60,3 +101,21 @@ def settings(config: Config, site: SiteFacts) -> BuildSettings:
         name = error.option.split(".", 1)[0]
         raise ExtensionError(f"{_PREFIX}{name} = {values.get(name)!r}: {error.message}"
                              ) from error
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _value(option: SiteOption, value: Any, *, from_command_line: bool) -> Any:
+    """The option's value; given with -D, Sphinx hands it on as text (mdchunk's values take
+    any type), which is read as the option's kind: `300`, `true`/`0`, `native,flat`. Text that
+    is no such value stays text, for the check to name."""
+    if not from_command_line or not isinstance(value, str) or str in option.kinds:
+        return value
+    if bool in option.kinds and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    if int in option.kinds and value.strip().lstrip("-").isdigit():
+        return int(value)
+    if list in option.kinds:
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docutils import nodes
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
@@ -30,7 +31,6 @@ from sphinx_mdchunk._config import settings, unknown_names
 from sphinx_mdchunk._outline import site_outline
 
 if TYPE_CHECKING:
-    from docutils import nodes
     from sphinx.application import Sphinx
     from sphinx.config import Config
 
@@ -51,7 +51,7 @@ class MdChunkBuild:
         """Check every `mdchunk_*` value before anything is read: a name mdchunk does not know
         is a warning (fatal under -W) with a suggestion; a bad value stops the build with one
         line that names it (Sphinx's crash report would bury it under a traceback)."""
-        for message in unknown_names(config):
+        for message in unknown_names(config, Path(app.confdir)):
             logger.warning("mdchunk: %s", message, type="mdchunk", subtype="config")
         if not config.mdchunk_enabled:
             return
@@ -95,10 +95,9 @@ class MdChunkBuild:
             self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(meta)),
                                       url=app.builder.get_target_uri(pagename))
             return
-        title = app.env.titles.get(pagename)
         page = PageInput(html=context["body"], source_path=source,
                          url=app.builder.get_target_uri(pagename),
-                         title=title.astext() if title is not None else pagename, meta=meta)
+                         title=_title(app, pagename, doctree), meta=meta)
         html_file = Path(app.builder.get_outfilename(pagename)).relative_to(app.outdir)
         try:
             self.builder.add_page(page, markdown_path=markdown_beside(html_file.as_posix()))
@@ -147,6 +146,15 @@ class _Prefixed(logging_lib.LoggerAdapter):  # type: ignore[type-arg]
         kwargs.setdefault("type", "mdchunk")
         kwargs.setdefault("subtype", "store")
         return f"mdchunk: {msg}", kwargs
+
+
+def _title(app: Sphinx, pagename: str, doctree: nodes.document) -> str:
+    """The document's title: its first section's, as Sphinx has it; "" for a document without
+    a section (Sphinx's `<no title>` stands in for none), which no heading titles."""
+    title = app.env.titles.get(pagename)
+    if title is None or next(iter(doctree.findall(nodes.section)), None) is None:
+        return ""
+    return title.astext()
 
 
 def _source_path(app: Sphinx, pagename: str) -> str:

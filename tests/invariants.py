@@ -32,11 +32,20 @@ class Index:
 
     site: Path
     records: list[dict[str, Any]]
+    name: str = "chunks.jsonl"
+    """The index file, in `site`."""
 
     @classmethod
     def load(cls, site: Path, name: str = "chunks.jsonl") -> Index:
         lines = (site / name).read_text(encoding="utf-8").splitlines()
-        return cls(site, [json.loads(line) for line in lines])
+        return cls(site, [json.loads(line) for line in lines], name)
+
+    def sections(self) -> list[dict[str, Any]] | None:
+        """The `sections` records written beside the native index (None: not written)."""
+        path = (self.site / self.name).with_name("sections.jsonl")
+        if self.name.rpartition("/")[2] != "chunks.jsonl" or not path.is_file():
+            return None
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
     def pages(self) -> dict[str, list[dict[str, Any]]]:
         grouped: dict[str, list[dict[str, Any]]] = {}
@@ -88,6 +97,54 @@ def check_index(index: Index, *, max_tokens: int) -> None:
         check_anchors(records, html_cache[path])
         for record in records:
             check_tokens(record, max_tokens)
+    sections = index.sections()
+    if sections is not None:
+        check_sections(index, sections)
+
+
+def check_sections(index: Index, sections: list[dict[str, Any]]) -> None:
+    """The `sections` records of every page of the index keep `check_page_sections`, and
+    every page of the index has them."""
+    pages = index.pages()
+    by_page: dict[str, list[dict[str, Any]]] = {}
+    for section in sections:
+        by_page.setdefault(section["pageId"], []).append(section)
+    assert set(by_page) == set(pages), "pages without sections, or sections without chunks"
+    for page, records in pages.items():
+        check_page_sections(by_page[page], records, index.markdown(records[0]["pageUrl"]))
+
+
+def check_page_sections(sections: list[dict[str, Any]], records: list[dict[str, Any]],
+                        markdown: str) -> None:
+    """Every section of a page lists the chunks that hold its text, in order (so never
+    none), all of them chunks of the page; every chunk is owned by one section, which lists
+    it and whose headerPath and url are the chunk's."""
+    owners: dict[str, str] = {}
+    for section in sections:
+        offsets = section["charOffsets"]
+        holding = [record["id"] for record in records
+                   if _holds(record, records, markdown, offsets["charStart"], offsets["charEnd"])]
+        assert section["chunkIds"], f"{section['id']} lists no chunk"
+        assert section["chunkIds"] == holding, section["id"]
+        for chunk in section["ownChunkIds"]:
+            assert chunk in section["chunkIds"] and chunk not in owners, (section["id"], chunk)
+            owners[chunk] = section["id"]
+            record = records[int(chunk.rpartition("::ch")[2])]
+            assert record["id"] == chunk and record["headerPath"] == section["headerPath"]
+            assert record["url"] == section["url"], chunk
+    assert set(owners) == {record["id"] for record in records}, "chunks owned by none"
+
+
+def _holds(record: dict[str, Any], records: list[dict[str, Any]], markdown: str, start: int,
+           end: int) -> bool:
+    """Whether the chunk's own text (after what a text overlap repeats of the chunk before it)
+    has a non-blank character in `markdown[start:end]`."""
+    number = record["chunkNumber"]
+    own_start = record["charOffsets"]["charStart"]
+    if number:
+        own_start = max(own_start, records[number - 1]["charOffsets"]["charEnd"])
+    own_end = record["charOffsets"]["charEnd"]
+    return bool(markdown[max(own_start, start):min(own_end, end)].strip())
 
 
 def check_chain(records: list[dict[str, Any]]) -> None:

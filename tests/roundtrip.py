@@ -40,6 +40,7 @@ import bisect
 import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
+from html import escape
 from typing import Any
 from unittest import mock
 
@@ -529,9 +530,13 @@ class ChunkedPage:
 
 
 def chunked_page(url: str, html: str, result: Any, site_url: str = "") -> ChunkedPage:
-    """A page as chunked (`result`: its `PageChunks`), with the spans of its paragraphs."""
-    parsed = parse_html(html, page_url=url, site_url=site_url)
+    """A page as chunked (`result`: its `PageChunks`), with the spans of its paragraphs. A
+    page without an H1 has its title as one, as themes show it (`html` then starts with it)."""
+    title = result.chunks[0].file_title if result.chunks else ""
+    parsed = parse_html(html, page_url=url, site_url=site_url, title=title)
     assert parsed.markdown == result.markdown
+    if parsed.title_added:
+        html = f"<h1>{escape(title)}</h1>\n{html}"
     spans = [(chunk.char_start, chunk.char_end) for chunk in result.chunks]
     prose = [(block.start, block.end) for block in parsed.walk() if block.prose]
     return ChunkedPage(url, html, result.markdown, spans, prose)

@@ -204,7 +204,7 @@ def test_drop_leaves_duplicates_out_of_the_embedding_formats(
     # Search records and sections keep every chunk.
     assert len(json.loads((site / "docsearch.json").read_text(encoding="utf-8"))) == len(native)
     sections = read_jsonl(site / "sections.jsonl")
-    assert sorted(c for s in sections for c in s["chunkIds"]) == sorted(r["id"] for r in native)
+    assert sorted(c for s in sections for c in s["ownChunkIds"]) == sorted(r["id"] for r in native)
 
 
 def test_off_looks_for_no_duplicates(make_site: SiteBuilder, tmp_path: Path) -> None:

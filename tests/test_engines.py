@@ -5,34 +5,55 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from mdchunk.cli import main
 from mdchunk.errors import OptionError
+from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.sites import chunk_site
 from tests.conftest import build_mkdocs
 from tests.invariants import Index, check_index
 from tests.test_sphinx import EXAMPLE as SPHINX_EXAMPLE
 from tests.test_sphinx import make_project, sphinx_build
 
-#: Fields that do not depend on where the page title comes from (the plugins take MkDocs' nav
-#: title or Sphinx's first heading; a built page only has its <title>).
-SAME = ("id", "originalText", "charOffsets", "url", "absoluteUrl", "pageUrl", "headerPath",
-        "headerSlugs", "headerDepths", "sectionSlug", "subHeaders", "flags", "chunkNumber",
-        "totalChunks", "features")
 
-
-def same_fields(records: list[dict[str, object]]) -> list[dict[str, object]]:
-    chosen = [{key: record[key] for key in SAME} | {"tokens": record["tokenStats"]["tokens"]}
+def same_fields(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records as a built site gives them too: all of each record but the time of the build
+    and what only the engine knows (the front matter, of which a built page has none), in page
+    order."""
+    chosen = [record | {"metadata": {key: value for key, value in record["metadata"].items()
+                                     if key not in ("processedAt", "pipeline", "frontMatter")}}
               for record in records]
     return sorted(chosen, key=lambda record: (record["id"].split("::")[0],
                                               record["chunkNumber"]))
+
+
+def post_build_copy(site: Path, copy: Path, **options: Any) -> Path:
+    """`mdchunk site` on a copy of the built `site` without the plugin's index, llms.txt and
+    Markdown (`options` for `chunk_site`; llms.txt is written unless they say otherwise)."""
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns(
+        "chunks.jsonl", "llms.txt", "llms-full*", "*.md"))
+    chunk_site(copy, **{"llms": LlmsOptions(), **options})
+    return copy
+
+
+def llms_sections(site: Path) -> list[tuple[str, list[str]]]:
+    """The sections of a site's llms.txt in order, each with the links of its pages."""
+    sections: list[tuple[str, list[str]]] = []
+    for line in (site / "llms.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            sections.append((line[3:], []))
+        elif line.startswith("- [") and sections:
+            sections[-1][1].append(line.split("](", 1)[1].split(")", 1)[0])
+    return sections
 
 
 @pytest.fixture
@@ -40,9 +61,15 @@ def reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
 
 
-def test_post_build_equals_the_mkdocs_plugin(example_site: Path) -> None:
+def test_post_build_equals_the_mkdocs_plugin(example_site: Path, tmp_path: Path) -> None:
+    """The records and llms.txt of the plugin: titles from the nav (the home page's "Home",
+    not the site's name), llms.txt's sections and their pages in the nav's order."""
     site = build_mkdocs(example_site / "mkdocs.yml")
     plugin = Index.load(site).records
+    copy = post_build_copy(site, tmp_path / "copy", docs_dir=example_site / "docs",
+                           llms=LlmsOptions(optional=("no-headings.md",)))
+    assert same_fields(Index.load(copy).records) == same_fields(plugin)
+    assert (copy / "llms.txt").read_text() == (site / "llms.txt").read_text()
     summary = chunk_site(site, docs_dir=example_site / "docs", output="post.jsonl")
     post = Index.load(site, "post.jsonl")
     check_index(post, max_tokens=512)
@@ -117,10 +144,35 @@ def test_post_build_equals_the_sphinx_extension(tmp_path: Path, builder: str) ->
     shutil.copytree(SPHINX_EXAMPLE, source, ignore=shutil.ignore_patterns("_build"))
     assert sphinx_build(source, tmp_path / "out", "-b", builder)[0] == 0
     plugin = Index.load(tmp_path / "out").records
+    copy = post_build_copy(tmp_path / "out", tmp_path / "copy", docs_dir=source,
+                           llms=LlmsOptions(optional=("empty.rst",)))
+    assert same_fields(Index.load(copy).records) == same_fields(plugin)
+    assert (copy / "llms.txt").read_text() == (tmp_path / "out" / "llms.txt").read_text()
     chunk_site(tmp_path / "out", docs_dir=source, output="post.jsonl")
     post = Index.load(tmp_path / "out", "post.jsonl")
     check_index(post, max_tokens=512)
     assert same_fields(post.records) == same_fields(plugin)
+
+
+def test_site_url_from_the_canonical_links_sphinx_wrote_before_8_1(tmp_path: Path) -> None:
+    """Sphinx before 8.1 links a dirhtml page to its `.html` path as canonical (`guide.html`
+    for `guide/`): the site url is still the one the extension gives."""
+    source = make_project(tmp_path)
+    out = tmp_path / "out"
+    assert sphinx_build(source, out, "-b", "dirhtml")[0] == 0
+    for page in out.rglob("index.html"):
+        name = page.parent.relative_to(out).as_posix() if page.parent != out else "index"
+        html = page.read_text(encoding="utf-8")
+        old = re.sub(r'(<link rel="canonical" href="https://example\.org/docs/)[^"]*"',
+                     rf'\g<1>{name}.html"', html)
+        assert 'rel="canonical"' in html and f"docs/{name}.html" in old
+        page.write_text(old, encoding="utf-8")
+    chunk_site(out, docs_dir=source, output="post.jsonl")
+    post = Index.load(out, "post.jsonl").records
+    assert [r["absoluteUrl"] for r in post] == [
+        r["absoluteUrl"] for r in Index.load(out).records]
+    assert all(r["absoluteUrl"].startswith("https://example.org/docs/") for r in post)
+    assert not any(".html" in r["absoluteUrl"] for r in post)
 
 
 def test_content_selector_for_unknown_themes(tmp_path: Path) -> None:
@@ -209,3 +261,110 @@ def test_zensical_site_through_post_build(example_site: Path) -> None:
     check_index(index, max_tokens=512)
     assert len(index.pages()) >= 10
     assert json.loads((site / "chunks.jsonl").read_text().splitlines()[0])["absoluteUrl"]
+
+
+# -- the navigation of a built site -------------------------------------------------------------
+
+#: A site whose urls are flat (its pages but a section's index in the docs folder itself) and
+#: whose nav makes sections of them, with titles of its own: the folders say nothing of the nav.
+FLAT_PAGES = {
+    "guide/index.md": "# Guide overview\n\nThe guide's index page.\n",
+    "index.md": "# Welcome\n\nThe home page of the flat site.\n",
+    "install.md": "Install it with pip.\n\n## Linux\n\nUse the package.\n",
+    "usage.md": "# Using it\n\nCall it.\n\n## Options\n\nThere are some.\n",
+    "advanced.md": "# Advanced topics\n\nFor later.\n",
+    "zebra.md": "# Zebra\n\nThe last page by name, first of its section in the nav.\n",
+    "changelog.md": "## 1.0\n\nThe first release.\n",
+}
+FLAT_NAV = [{"Introduction": "index.md"}, "install.md",
+            {"User guide": ["guide/index.md", "zebra.md", "usage.md",
+                            {"Advanced": "advanced.md"}]},
+            {"Changes": "changelog.md"}]
+
+
+@pytest.mark.parametrize(("theme", "features"), [
+    ("mkdocs", []), ("readthedocs", []), ("material", []),
+    ("material", ["navigation.indexes", "navigation.prune"]),
+    ("material", ["navigation.tabs", "navigation.sections", "toc.integrate"])])
+def test_post_build_follows_the_nav_of_every_mkdocs_theme(make_site: Any, tmp_path: Path,
+                                                         theme: str, features: list[str]
+                                                         ) -> None:
+    site = make_site(FLAT_PAGES, config={
+        "nav": FLAT_NAV, "theme": {"name": theme, "features": features},
+        "use_directory_urls": False, "site_url": "https://example.org/"})
+    copy = post_build_copy(site, tmp_path / "copy", docs_dir=tmp_path / "docs")
+    assert same_fields(Index.load(copy).records) == same_fields(Index.load(site).records)
+    assert llms_sections(copy) == llms_sections(site)
+    assert [title for title, _ in llms_sections(copy)] == ["Docs", "User guide"]
+    assert (copy / "llms.txt").read_text() == (site / "llms.txt").read_text()
+
+
+def test_post_build_of_zensical_gives_the_plugins_titles_and_sections(example_site: Path,
+                                                                      tmp_path: Path) -> None:
+    """Zensical renders pages like Material, not byte for byte: the titles, breadcrumbs and
+    llms.txt sections of its built site are those of the plugin on the same mkdocs.yml."""
+    zensical = shutil.which("zensical") or str(Path(sys.executable).parent / "zensical")
+    if not Path(zensical).exists():
+        pytest.skip("zensical is not installed")
+    plugin_site = build_mkdocs(example_site / "mkdocs-material.yml")
+    config = example_site / "zensical.yml"
+    config.write_text((example_site / "mkdocs.yml").read_text().replace(
+        "name: mkdocs\n", "name: material\n").replace("site_dir: site\n", "site_dir: zsite\n"))
+    result = subprocess.run([zensical, "build", "-f", str(config)], capture_output=True,
+                            text=True, check=False, cwd=example_site)
+    assert result.returncode == 0, result.stdout + result.stderr
+    chunk_site(example_site / "zsite", docs_dir=example_site / "docs",
+               llms=LlmsOptions(optional=("no-headings.md",)))
+
+    def titles(site: Path) -> dict[str, tuple[str, str]]:
+        # (Zensical, like Material's search plugin, strips `data-search-exclude` from the
+        # built HTML: the sections excluded with it are only left out where mdchunk sees it)
+        return {record["id"]: (record["fileTitle"], record["headerBreadcrumb"])
+                for record in Index.load(site).records
+                if record["parentId"] != "doc:guide/partially-excluded"}
+
+    plugin = titles(plugin_site)
+    assert len(plugin) > 50 and titles(example_site / "zsite") == plugin
+    assert [(title, pages) for title, pages in llms_sections(example_site / "zsite")] == [
+        (title, pages) for title, pages in llms_sections(plugin_site)]
+
+
+SPHINX_THEMES = ["alabaster", "furo", "sphinx_rtd_theme"]
+#: A project whose toctrees have a caption, none (right under the home page's title), or none
+#: in a part of the home page, with a page with pages under it, an entry titled by the toctree,
+#: and a page with text before its title.
+THEMED_PAGES = {
+    "index.md": "# Introduction\n\nWelcome.\n\n```{toctree}\n:caption: Start\n\ninstall\n```\n\n"
+                "```{toctree}\nchangelog\n```\n\n## The User Guide\n\nHow to use it.\n\n"
+                "```{toctree}\nguide/usage\nAdvanced <guide/advanced>\n```\n",
+    "install.md": "Install it with pip.\n\n# Installing\n\nUse apt.\n\n## Linux\n\nText.\n",
+    "guide/usage.md": "# Using it\n\n## Basics\n\nBasics text.\n\n```{toctree}\ndeeper\n```\n",
+    "guide/deeper.md": "# Deeper\n\nDeep text.\n",
+    "guide/advanced.md": "# Advanced topics\n\nAdvanced text.\n",
+    "changelog.md": "# Changelog\n\n## 1.0\n\nFirst.\n",
+}
+
+
+@pytest.mark.parametrize("theme", SPHINX_THEMES)
+def test_post_build_follows_the_toctree_of_every_sphinx_theme(tmp_path: Path,
+                                                              theme: str) -> None:
+    if importlib.util.find_spec(theme) is None:
+        pytest.skip(f"the {theme} theme is not installed")
+    conf = ('project = "Probe"\nversion = release = "2.4"\n'
+            'extensions = ["sphinx_mdchunk", "myst_parser"]\n'
+            f'html_theme = "{theme}"\nhtml_baseurl = "https://example.org/"\n')
+    source = make_project(tmp_path, {}, conf)
+    for name, text in THEMED_PAGES.items():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(text, encoding="utf-8")
+    code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html")
+    assert code == 0, warnings
+    copy = post_build_copy(tmp_path / "out", tmp_path / "copy", docs_dir=source)
+    assert same_fields(Index.load(copy).records) == same_fields(
+        Index.load(tmp_path / "out").records)
+    sections = llms_sections(copy)
+    assert sections == llms_sections(tmp_path / "out")
+    assert [title for title, _ in sections] == ["Docs", "Start", "The User Guide", "Optional"]
+    assert sections[2][1] == ["https://example.org/guide/usage.md",
+                              "https://example.org/guide/deeper.md",
+                              "https://example.org/guide/advanced.md"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shutil
+import textwrap
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -283,6 +284,204 @@ def test_a_page_without_site_url_links_from_the_site_root(make_site: Any) -> Non
     assert section_titles(site) == {"Docs": ["Home"], "A": ["B"]}
 
 
+WELL_FORMED = re.compile(r"^- \[[^\]\n]+\]\([^)\s]+\)(?:: (?:.+ \()?\d+ tokens\)?)?$")
+"""A page's line of llms.txt: a link, then what the reference parser reads as its notes (the
+description, if any, and the token count)."""
+
+
+def descriptions(site: Path) -> dict[str, str]:
+    """Each listed page's description, by title, without its token count ("" for none)."""
+    lines = [line for line in llms_text(site).splitlines() if line.startswith("- [")]
+    assert all(WELL_FORMED.match(line) for line in lines), lines
+    return {entry["title"]: TOKENS.sub("", entry["desc"]).strip()
+            for section in entries(site).values() for entry in section}
+
+
+DESCRIBED_PAGES = {
+    "index.md": "# Home\n\nWidgets draws values on screens. This site documents it.\n",
+    "guide/front.md": "---\ndescription: How Widgets reads its settings.\n---\n# Settings\n\n"
+                      "The first paragraph is not the description here.\n",
+    "guide/snippets.md": "# Snippets\n\n```python\nprint(1)\n```\n",
+    # mkdocstrings' markup of a class: its base classes first, then its docstring
+    "api.md": "# Widget API\n\n<h2 class=\"doc doc-heading\" id=\"widgets.Widget\"><code>"
+              "Widget</code></h2>\n<div class=\"doc doc-contents\">\n<p class=\"doc doc-class-"
+              "bases\">Bases: <code>object</code></p>\n<p>A widget renders one value on the "
+              "screen.</p>\n</div>\n",
+    "changelog.md": "# Changelog\n\n## 2.1.0 (2025-06-10)\n\nAddressed high-severity "
+                    "security issues.\n\n## 2.0.0 (2025-01-02)\n\n- Dropped Python 3.8.\n",
+    "license.md": "# License\n\nWidgets is distributed under the MIT license.\n",
+    "orphan.md": "# Orphan\n\nA page that no navigation names.\n",
+}
+
+
+def test_descriptions_are_summaries_and_sections_follow_the_nav(make_site: Any) -> None:
+    """A description is the front matter's, else the first paragraph of prose (not the base
+    classes of an API object), else none (a page of code; a changelog, whose paragraphs are
+    its entries). The top-level pages make the first section wherever the nav puts them, the
+    sections take the nav's names, and `## Optional` holds the changelog and the page that
+    the nav omits."""
+    site = make_site(DESCRIBED_PAGES, config={"nav": [
+        {"Home": "index.md"},
+        {"Guide": [{"Settings": "guide/front.md"}, "guide/snippets.md"]},
+        {"Reference": ["api.md"]},
+        {"Changelog": "changelog.md"},
+        {"License": "license.md"},
+    ]})
+    assert section_titles(site) == {
+        "Docs": ["Home", "License"],
+        "Guide": ["Settings", "Snippets"],
+        "Reference": ["Widget API"],
+        "Optional": ["Changelog", "Orphan"],
+    }
+    assert descriptions(site) == {
+        "Home": "Widgets draws values on screens. This site documents it.",
+        "License": "Widgets is distributed under the MIT license.",
+        "Settings": "How Widgets reads its settings.",
+        "Snippets": "",
+        "Widget API": "A widget renders one value on the screen.",
+        "Changelog": "",
+        "Orphan": "A page that no navigation names.",
+    }
+
+
+SPHINX_CONF = """\
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+project = "Widgets"
+release = "2.1.0"
+extensions = ["sphinx.ext.autodoc", "sphinx_mdchunk"]
+autodoc_default_options = {"show-inheritance": True}
+html_baseurl = "https://example.org/widgets/"
+"""
+
+SPHINX_PAGES = {
+    "widgets.py": '''\
+        """Widgets: values on screens."""
+
+
+        class Widget:
+            """A widget renders one value on the screen.
+
+            It redraws when the value changes.
+            """
+
+            def draw(self, column: int) -> None:
+                """Draw the widget at `column`."""
+        ''',
+    "index.rst": """\
+        Widgets
+        =======
+
+        Release |release|.
+
+        Widgets draws values on screens.
+
+        .. toctree::
+
+           license
+
+        The user guide
+        --------------
+
+        .. toctree::
+
+           usage
+
+        .. toctree::
+
+           snippets
+
+        The API
+        -------
+
+        .. toctree::
+           :caption: Reference
+
+           api
+
+        .. toctree::
+
+           changelog
+        """,
+    "usage.rst": """\
+        Usage
+        =====
+
+        .. versionadded:: 2.0
+
+        Draw a widget with one call.
+        """,
+    "snippets.rst": """\
+        Snippets
+        ========
+
+        .. code-block:: python
+
+           print(1)
+        """,
+    "api.rst": """\
+        Widget API
+        ==========
+
+        .. autoclass:: widgets.Widget
+           :members:
+        """,
+    "changelog.rst": """\
+        Changelog
+        =========
+
+        2.1.0 (2025-06-10)
+        ------------------
+
+        Addressed high-severity security issues.
+
+        2.0.0 (2025-01-02)
+        ------------------
+
+        First release.
+        """,
+    "license.rst": """\
+        License
+        =======
+
+        Widgets is distributed under the MIT license.
+        """,
+}
+
+
+def test_sphinx_descriptions_and_sections(tmp_path: Path) -> None:
+    """On an autodoc page the class's docstring describes it, not its `Bases: object` line; a
+    version-change label and a release line are no description either. A toctree without a
+    caption takes the title of the part of the root page it sits in (two in one part make one
+    section), one right under the page's title lists top-level pages."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text(SPHINX_CONF, encoding="utf-8")
+    for name, text in SPHINX_PAGES.items():
+        (source / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    code, warnings = sphinx_build(source, tmp_path / "html", "-b", "html")
+    assert code == 0, warnings
+    site = tmp_path / "html"
+    assert "Bases: `object`" in (site / "api.md").read_text(encoding="utf-8")  # (the page's)
+    assert section_titles(site) == {
+        "Docs": ["Widgets", "License"],
+        "The user guide": ["Usage", "Snippets"],
+        "Reference": ["Widget API"],  # (its caption)
+        "Optional": ["Changelog"],  # ("The API" held only the changelog)
+    }
+    assert descriptions(site) == {
+        "Widgets": "Widgets draws values on screens.",
+        "License": "Widgets is distributed under the MIT license.",
+        "Usage": "Draw a widget with one call.",
+        "Snippets": "",
+        "Widget API": "A widget renders one value on the screen.",
+        "Changelog": "",
+    }
+    assert parse_llms_file(llms_text(site))["summary"] == "Widgets draws values on screens."
+
+
 # -- Sphinx ----------------------------------------------------------------------------------
 
 
@@ -359,25 +558,27 @@ def test_sphinx_incremental_build_lists_every_page(sphinx_site: Path, tmp_path: 
 # -- mdchunk site ----------------------------------------------------------------------------
 
 
-def test_post_build_command_follows_the_folders(mkdocs_site: Path, tmp_path: Path) -> None:
+def test_post_build_command_follows_the_nav(mkdocs_site: Path, tmp_path: Path) -> None:
+    """`mdchunk site` reads the nav the built pages show: its llms.txt and twins are the
+    plugin's, titles from the nav included (the home page's "Home", not the site's name)."""
     site = tmp_path / "site"
     shutil.copytree(mkdocs_site, site)
     result = CliRunner().invoke(main, ["site", str(site), "--docs", str(
         EXAMPLE_SITE / "docs"), "-j", "1", "--llms-optional", "no-headings.md"])
     assert result.exit_code == 0, result.output
     check_llms_site(site, MKDOCS_URL)
-    assert section_titles(site) == {
-        "Docs": ["mdchunk example"],
+    assert section_titles(site) == section_titles(mkdocs_site) == {
+        "Docs": ["Home"],
         "Getting started": ["Installation", "Before you begin"],
-        "Guide": ["Configuration", "Pipeline internals", "Command usage", "Sampling math",
-                  "Dashboards", "Troubleshooting"],  # by file name
-        "Reference": ["Python API", "Built-in parsers", "Delivery semantics"],
+        "Guide": ["Configuration", "Sampling math", "Pipeline internals", "Command usage",
+                  "Troubleshooting", "Dashboards"],  # in the nav's order
+        "Reference": ["Built-in parsers", "Delivery semantics", "Python API"],
         "Optional": ["License"],
     }
+    assert (site / "llms.txt").read_bytes() == (mkdocs_site / "llms.txt").read_bytes()
     for twin in mkdocs_site.rglob("*.md"):
-        if twin.name not in {"index.md", "index.html.md"}:  # twins (titles as in the nav)
-            relative = twin.relative_to(mkdocs_site)
-            assert (site / relative).read_bytes() == twin.read_bytes(), relative
+        relative = twin.relative_to(mkdocs_site)
+        assert (site / relative).read_bytes() == twin.read_bytes(), relative
     again = CliRunner().invoke(main, ["site", str(site), "-j", "1"])
     assert again.exit_code == 0, again.output
     assert (site / "guide" / "math" / "index.html").read_bytes().count(b"mdchunk-llms") == 1

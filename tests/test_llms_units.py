@@ -3,37 +3,90 @@ folders as a navigation, llms-full budgets, twin paths, and token counts that ad
 
 from __future__ import annotations
 
+import markdown as md
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mdchunk.chunking import Chunker
+from mdchunk.chunking.html import parse_html
+from mdchunk.chunking.summary import is_version_title, page_summary
 from mdchunk.errors import OptionError
-from mdchunk.outputs.llms import LlmsOptions, first_sentence
+from mdchunk.model import PageInput
+from mdchunk.options import ChunkOptions
+from mdchunk.outputs.llms import LlmsOptions, is_changelog
 from mdchunk.outputs.llms_full import FULL_TXT, FullPage, plan_full
 from mdchunk.outputs.outline import NavItem, SiteOutline, folder_outline, nav_sections
 from mdchunk.outputs.twins import note_line, page_block, page_markdown_path, twin_path
 from tests.invariants import count_tokens
 
 
-@pytest.mark.parametrize(("markdown", "sentence"), [
-    ("# Title\n\nFirst one. Second one.\n", "First one."),
-    ("Use a tool, e.g. a hammer. Then stop.", "Use a tool, e.g. a hammer."),
-    ("```\ncode. here\n```\n\n- a list. item\n\n| a | b |\n\nThe [link](https://x/) and "
-     "**bold** text! More.", "The link and bold text!"),
-    ("> **Note**\n>\n> A quote.\n\nVersion 2.4 of `beacon.toml`. Next.",
-     "Version 2.4 of `beacon.toml`."),
-    ("A paragraph without an end", "A paragraph without an end"),
-    ("size\n: A definition.\n\nProse at last.", "Prose at last."),
-    ("# Only a heading\n", ""),
-    ("日本語の文です。次の文。", "日本語の文です。"),
+@pytest.mark.parametrize(("html", "summary"), [
+    ("<h1>Title</h1><p>First one. Second one is long enough to stay out of the summary, as a "
+     "summary is a sentence or two.</p>", "First one. Second one is long enough to stay out of "
+     "the summary, as a summary is a sentence or two."),  # a short first sentence: the next too
+    ("<p>Use a tool, e.g. a hammer, for this job and for no other job, J. Doe says. Then stop."
+     "</p>", "Use a tool, e.g. a hammer, for this job and for no other job, J. Doe says."),
+    ("<pre><code>code. here</code></pre><ul><li>a list. item</li></ul><table><tr><td>a</td>"
+     "</tr></table><p>The <a href='/x/'>link</a> and <b>bold</b> text with <code>code</code> "
+     "that says what the page holds! More.</p>",
+     "The link and bold text with `code` that says what the page holds!"),
+    ("<blockquote><p>A quote.</p></blockquote><div class='admonition note'><p class="
+     "'admonition-title'>Note</p><p>An aside.</p></div><p>Prose at last.</p>",
+     "Prose at last."),
+    ("<p>A paragraph without an end</p>", "A paragraph without an end"),
+    ("<dl><dt>size</dt><dd>A definition.</dd></dl><p>Prose at last.</p>", "Prose at last."),
+    ("<h1>Only a heading</h1><pre><code>print(1)</code></pre>", ""),
+    ("<p>日本語の文です。次の文。</p>", "日本語の文です。次の文。"),
+    ("<p>Release v2.32.3. (<a href='install/'>Installation</a>)</p><p>Requests is an HTTP "
+     "library.</p>", "Requests is an HTTP library."),  # a version label is no summary
+    ("<h1>Changelog</h1><h2>2.1.0 (2025-06-10)</h2><p>Fixed a crash.</p><h3>Details</h3>"
+     "<p>More of it.</p><h2>2.0.0 (2025-01-02)</h2><p>First.</p>", ""),  # entries: none
+    ("<h1>Changelog</h1><p>Every change of Beacon, newest first.</p><h2>v2.1.0</h2><p>Fixed."
+     "</p>", "Every change of Beacon, newest first."),
+    ("<h1>API</h1><dl class='py class'><dt class='sig sig-object py' id='m.W'>class m.W</dt>"
+     "<dd><p>Bases: <code class='xref py py-class'>object</code></p><p>A widget draws a value."
+     "</p></dd></dl>", "A widget draws a value."),  # autodoc's base classes: not prose
+    ("<h2 class='doc doc-heading' id='m.W'><code>W</code></h2><div class='doc doc-contents'>"
+     "<p class='doc doc-class-bases'>Bases: <code>Base</code></p><p>A widget.</p></div>",
+     "A widget."),  # mkdocstrings' base classes
+    ("<div class='versionadded'><p><span class='versionmodified added'>Added in version 2.6."
+     "</span></p></div><p>The rules of a release.</p>", "The rules of a release."),
+    ("<dl class='py function'><dt class='sig sig-object py'>f(x)</dt><dd><p>Do f.</p></dd></dl>",
+     "Do f."),  # a signature without an id (`:no-index:`) is code, not prose
+    ("<p>" + "word " * 100 + ".</p>", "word " * 47 + "word…"),  # cut between words
 ])
-def test_first_sentence(markdown: str, sentence: str) -> None:
-    assert first_sentence(markdown) == sentence
+def test_a_summary_is_the_first_paragraph_of_prose(html: str, summary: str) -> None:
+    assert page_summary(parse_html(html)) == summary
 
 
-def test_a_long_first_sentence_is_cut_between_words() -> None:
-    sentence = first_sentence("word " * 100 + ".")
-    assert sentence.endswith("word…") and len(sentence) <= 241
+@pytest.mark.parametrize(("title", "version"), [
+    ("9.7.6 March 19, 2026", True), ("2.32.4 (2025-06-10)", True), ("[1.0.0] - 2017-06-20", True),
+    ("Release 7.2.6 (released Sep 13, 2023)", True), ("v2.0.0-beta.1", True), ("1.0", True),
+    ("Version 2", True), ("[Unreleased]", True), ("2024-01-15", True),
+    ("2.1 Install", False), ("2.1. Install", False), ("Upgrading from 8.x to 9.x", False),
+    ("2024", False), ("Version 2 of the protocol", False), ("Release notes", False),
+])
+def test_version_titles(title: str, version: bool) -> None:
+    """A changelog's entries, not numbered sections or titles that speak of versions."""
+    assert is_version_title(title) is version
+
+
+@pytest.mark.parametrize(("markdown", "changelog"), [
+    ("# Changelog\n\n## Material\n\n### 9.7.1 March 19, 2026\n\n- Fixed.\n\n"
+     "### 9.7.0 March 1, 2026\n\n- Added.\n", True),  # versions below a product's heading
+    ("# Changes\n\n## Release 7.2.6 (released Sep 13, 2023)\n\n### Bugs fixed\n\n- One.\n\n"
+     "### Features added\n\n- Two.\n\n## Release 7.2.5 (released Sep 1, 2023)\n\n"
+     "### Bugs fixed\n\n- Three.\n", True),  # each release in parts
+    ("# Upgrade\n\n## 9.0 (2023)\n\nText.\n\n## Configuration\n\nText.\n", False),
+    ("# Guide\n\n## 1.0 (2020)\n\nA.\n\n## 2.0 (2021)\n\nB.\n\n## Install\n\nC.\n\n"
+     "## Use\n\nD.\n\n## Tune\n\nE.\n", False),  # versions, but few of its sections
+])
+def test_a_changelog_is_a_page_of_version_headings(markdown: str, changelog: bool) -> None:
+    html = md.markdown(markdown, extensions=["toc"])
+    result = Chunker(ChunkOptions.validated({})).chunk_page(
+        PageInput(html=html, source_path="page.md", url="page/", title="Page"))
+    assert is_changelog(result.sections) is changelog
 
 
 def title_of(source: str) -> str:
@@ -55,13 +108,18 @@ def test_sections_follow_the_navigation() -> None:
     sections = nav_sections(outline, [page for page in listed if page != "license.md"],
                             title_of)
     assert [(section.title, section.pages) for section in sections] == [
-        ("Docs", (("index.md", "Home"),)),
+        ("Docs", (("index.md", "Home"), ("changelog.md", "Changelog"))),  # every top-level page
         ("Guide", (("guide/a.md", None), ("guide/b.md", "B"))),  # nested sections flattened
         ("API", (("api.md", "API"), ("api/x.md", None))),
-        ("More", (("changelog.md", "Changelog"),)),  # license.md is not listed
         ("Guide (2)", (("extra.md", None),)),  # guide/a.md was listed already
-        ("More (2)", (("orphan.md", None),)),  # pages the navigation omits close the list
-    ]
+        ("Optional", (("orphan.md", None),)),  # a page the navigation omits
+    ]  # license.md is not listed
+
+
+def test_without_a_navigation_every_page_is_in_the_first_section() -> None:
+    sections = nav_sections(SiteOutline(), ["index.md", "a.md"], title_of)
+    assert [(section.title, section.pages) for section in sections] == [
+        ("Docs", (("index.md", None), ("a.md", None)))]
 
 
 def test_folders_make_a_navigation_as_mkdocs_does() -> None:
@@ -73,11 +131,10 @@ def test_folders_make_a_navigation_as_mkdocs_does() -> None:
                                       "getting-started/install.md", "api_ref/a.html",
                                       "alpha.md"], title_of)
     assert [(section.title, [page for page, _ in section.pages]) for section in sections] == [
-        ("Docs", ["index.md", "alpha.md"]),
+        ("Docs", ["index.md", "alpha.md", "zeta.md"]),
         ("Api ref", ["api_ref/a.html"]),  # a folder without a page: its name as a title
         ("Getting-Started/Index",  # a folder with a page of its own: that page's title
          ["getting-started/index.md", "getting-started/install.md"]),
-        ("More", ["zeta.md"]),
     ]
 
 

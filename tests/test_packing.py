@@ -34,10 +34,14 @@ def render(text: str) -> str:
     return markdown.markdown(text, extensions=EXTENSIONS, extension_configs=CONFIGS)
 
 
-def chunk(text: str, **options: object) -> PageChunks:
+#: The title of the pages `chunk` makes: their first heading when they do not open with an H1.
+TITLE = "Page"
+
+
+def chunk(text: str, *, title: str = TITLE, **options: object) -> PageChunks:
     chunker = Chunker(ChunkOptions.validated(options), site_url="https://example.org/")
     page = PageInput(html=render(text), source_path="guide/page.md", url="guide/page/",
-                     title="Page")
+                     title=title)
     return chunker.chunk_page(page)
 
 
@@ -221,7 +225,7 @@ def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> No
     is its context line, what embedText holds before the chunk's text as embedded (links as
     their text), and at most one more title for each heading the chunk starts with (it was
     packed within the budget of its deepest section)."""
-    parsed = parse_html(html, page_url=result.url, site_url="https://example.org/")
+    parsed = parse_html(html, page_url=result.url, site_url="https://example.org/", title=TITLE)
     assert parsed.markdown == result.markdown
     text = parsed.markdown
     budgets = [_text_budget(c, parsed.blocks, max_tokens) for c in result.chunks]
@@ -271,7 +275,7 @@ def test_h2_always_starts_a_chunk_and_h3_stays_with_its_parent() -> None:
 
 def test_deeper_sections_are_packed_separately_when_the_subtree_is_too_big() -> None:
     text = f"## A\n\nAlpha.\n\n### A1\n\n{LONG}\n\n### A2\n\nShort two."
-    result = chunk(text, max_tokens=120, min_tokens=0)
+    result = chunk(text, title="", max_tokens=120, min_tokens=0)
     paths = titles(result)
     assert paths[0] == ("A",)
     assert ("A", "A2") in paths
@@ -297,7 +301,7 @@ def test_lone_title_joins_the_first_section() -> None:
 
 
 def test_preamble_is_never_merged() -> None:
-    result = chunk("Just a line.\n\n## A\n\nShort.", min_tokens=40)
+    result = chunk("Just a line.\n\n## A\n\nShort.", title="", min_tokens=40)
     assert [c.header_path for c in result.chunks] == [(), ("A",)]
     assert result.chunks[0].url == "guide/page/"
 
@@ -311,13 +315,13 @@ def test_small_chunks_merge_left_within_their_section() -> None:
 
 
 def test_small_chunks_never_merge_across_split_level_sections() -> None:
-    result = chunk("## A\n\nAlpha.\n\n## B\n\nBeta.", min_tokens=100)
+    result = chunk("## A\n\nAlpha.\n\n## B\n\nBeta.", title="", min_tokens=100)
     assert titles(result) == [("A",), ("B",)]
     assert not any(c.flags.small_chunk for c in result.chunks)  # H2 is structurally strong
 
 
 def test_weak_small_chunk_is_flagged() -> None:
-    result = chunk("Preamble words.\n\n#### Deep\n\nTiny.", min_tokens=40)
+    result = chunk("Preamble words.\n\n#### Deep\n\nTiny.", title="", min_tokens=40)
     flagged = [c for c in result.chunks if c.flags.small_chunk]
     assert flagged and all(c.flags.small_chunk_reason == "cannot_merge" for c in flagged)
 
@@ -326,7 +330,7 @@ def test_a_chunk_of_headings_alone_is_weak_and_flagged_small() -> None:
     """Seed 000's small_chunk: under min_tokens, no neighbour to merge with, structurally
     weak. A chunk of headings alone (a section with no body) is weak at any level; an H2 with
     its brief text is not."""
-    result = chunk("## Empty\n\n## Next\n\nShort.", min_tokens=40)
+    result = chunk("## Empty\n\n## Next\n\nShort.", title="", min_tokens=40)
     assert [c.text for c in result.chunks] == ["## Empty", "## Next\n\nShort."]
     assert [c.flags.small_chunk for c in result.chunks] == [True, False]
     assert result.chunks[0].flags.small_chunk_reason == "cannot_merge"
@@ -354,7 +358,7 @@ def test_atomic_blocks_larger_than_the_budget_are_one_flagged_chunk(block: str,
 
 def test_a_list_splits_between_items() -> None:
     items = "\n".join(f"- Item {i} explains one more option of the agent." for i in range(40))
-    result = chunk(f"## Options\n\n{items}", max_tokens=80, min_tokens=0)
+    result = chunk(f"## Options\n\n{items}", title="", max_tokens=80, min_tokens=0)
     assert len(result.chunks) > 3
     for c in result.chunks[1:]:
         assert c.text.startswith("- Item")
@@ -410,8 +414,8 @@ def test_a_heading_is_never_cut_between_its_words() -> None:
 
 
 def test_text_overlap_prefixes_the_previous_tail() -> None:
-    result = chunk(f"## A\n\n{LONG}", max_tokens=100, min_tokens=0, overlap_tokens=20,
-                   overlap_mode="text")
+    result = chunk(f"## A\n\n{LONG}", title="", max_tokens=100, min_tokens=0,
+                   overlap_tokens=20, overlap_mode="text")
     second = result.chunks[1]
     assert second.flags.has_overlap_previous and result.chunks[0].flags.has_overlap_next
     assert second.char_start < result.chunks[0].char_end
@@ -445,7 +449,7 @@ PROSE_SECTION = f"## Prose\n\n{LONG}"
 
 
 def test_adaptive_sizing_gives_complex_sections_larger_budgets() -> None:
-    result = chunk(f"{CODE_SECTION}\n\n{PROSE_SECTION}",
+    result = chunk(f"{CODE_SECTION}\n\n{PROSE_SECTION}", title="",
                    adaptive_sizing={"base_size": 200, "min_scale": 0.5, "max_scale": 2.0},
                    min_tokens=10)
     code = next(c for c in result.chunks if c.header_path == ("Code",))
@@ -478,10 +482,12 @@ def test_adaptive_sizing_keeps_every_invariant(text: str, base: int) -> None:
 
 
 def test_embed_template_and_context() -> None:
-    result = chunk("## Install\n\nRun it.", embed_template="[{breadcrumb}] {url}\n{text}")
+    result = chunk("## Install\n\nRun it.", title="",
+                   embed_template="[{breadcrumb}] {url}\n{text}")
     assert result.chunks[0].embed_text == "[Install] guide/page/#install\n## Install\n\nRun it."
-    default = chunk("## Install\n\nRun it.").chunks[0]
-    assert default.embed_text == "Page > Install\n\n## Install\n\nRun it."
+    # (the context line starts with the page title, also where the page's H1 is another)
+    default = chunk("# Setup\n\nSet it up.\n\n## Install\n\nRun it.", min_tokens=0).chunks[1]
+    assert default.embed_text == "Page > Setup > Install\n\n## Install\n\nRun it."
 
 
 LINKED = """\
@@ -503,14 +509,14 @@ def test_links_read_as_their_text_in_embed_text_by_default() -> None:
     and embedTokens is the exact count of embedText. `markdown` keeps the links."""
     linked = chunk(LINKED).chunks[0]
     assert "](" in linked.text and "https://example.org/guide/page/setup.md#queues" in linked.text
-    assert linked.embed_text == (
-        "Page > Install\n\n## Install\n\n"
+    assert linked.embed_text == (  # (the page has no H1: its title is its first heading)
+        "Page\n\n# Page\n\n## Install\n\n"
         "Read the queue settings and `fs.readFile()` first; the logo shows it.\n\n"
         "```\nSee [Retries](retries.md) in code: it stays a link.\n```\n\n"
         "`[a](b)` stays code, and Home.")
     assert linked.embed_tokens == count_tokens(linked.embed_text) < linked.tokens + 10
     kept = chunk(LINKED, embed_links="markdown").chunks[0]
-    assert kept.embed_text == "Page > Install\n\n" + kept.text
+    assert kept.embed_text == "Page\n\n" + kept.text
     assert (kept.char_start, kept.char_end, kept.text) == (
         linked.char_start, linked.char_end, linked.text)
     assert kept.embed_tokens == count_tokens(kept.embed_text) > linked.embed_tokens

@@ -517,7 +517,8 @@ def test_property_first_header_determines_header_path(text: str, sizes: dict[str
 @given(preamble=st.lists(PARAGRAPH, min_size=1, max_size=3).map("\n\n".join), text=SECTIONS,
        sizes=SIZES)
 def test_property_preamble_is_separated(preamble: str, text: str, sizes: dict[str, int]) -> None:
-    records = markdown_chunker_records(chunk_page(f"{preamble}\n\n{text}", **sizes))
+    # (seed 000 chunks Markdown files, which have no title beside their headings)
+    records = markdown_chunker_records(chunk_page(f"{preamble}\n\n{text}", title="", **sizes))
     kinds = [r["metadata"]["content_type"] for r in records]
     assert kinds[0] == "preamble"
     count = kinds.index(next(kind for kind in kinds if kind != "preamble"))
@@ -571,7 +572,7 @@ def test_preamble_links_are_their_own_chunk() -> None:
     ("Only words on a page without headings.", "preamble", "/__preamble__"),
 ])
 def test_markdown_chunker_content_type(text: str, expected: str, path: str) -> None:
-    [record] = markdown_chunker_records(chunk_page(text))
+    [record] = markdown_chunker_records(chunk_page(text, title=""))
     assert record["metadata"]["content_type"] == expected
     assert record["metadata"]["header_path"] == path
 
@@ -649,10 +650,14 @@ def test_adr_metadata_from_front_matter() -> None:
 
 
 def test_adr_fallbacks_and_chroma_values(example_pages: tuple[Path, list[PageChunks]]) -> None:
+    # (a page without an H1 gets its title as one: its section)
     [record] = adr_records(chunk_page("Just text.", source="notes/todo.md", title="To do"))
     assert record["metadata"] == {
         "doc_id": "notes/todo", "doc_title": "To do", "doc_type": "doc", "section": "To do",
-        "header_level": 0, "relates_to": "", "chunk_index": 0, "file_path": "notes/todo.md"}
+        "header_level": 1, "relates_to": "", "chunk_index": 0, "file_path": "notes/todo.md"}
+    [untitled] = adr_records(chunk_page("Just text.", source="notes/todo.md", title=""))
+    assert untitled["metadata"]["section"] == ""
+    assert untitled["metadata"]["header_level"] == 0
     _, pages = example_pages
     for page in pages:
         for chunk, record in zip(page.chunks, adr_records(page), strict=True):
@@ -708,7 +713,8 @@ def test_docsearch_records(example_pages: tuple[Path, list[PageChunks]]) -> None
                     assert "**" not in content
             assert record["weight"]["position"] == chunk.chunk_number
     assert "content" in seen_types
-    [heading_only] = docsearch_records(chunk_page("## Lonely", site_url=""))
+    *_, heading_only = docsearch_records(chunk_page(
+        "# Page\n\nThe page's own text.\n\n## Lonely", site_url="", min_tokens=0))
     assert heading_only["content"] is None and heading_only["type"] == "lvl1"
     assert heading_only["weight"]["level"] == 90
     assert heading_only["url"] == "guide/page/#lonely"
@@ -858,7 +864,7 @@ def test_failed_folder_write_keeps_the_old_folder(tmp_path: Path,
 
 
 def test_native_features_only_gain_keys() -> None:
-    record = only("## T\n\n- a\n\n```python\nx\n```").as_native()
+    record = only("## T\n\n- a\n\n```python\nx\n```", title="").as_native()
     assert {"headings", "paragraphs", "lists", "listItems", "codeBlocks", "tables",
             "equationsDisplay", "equationsInline", "admonitions", "languages"} <= set(
         record["features"])

@@ -76,10 +76,13 @@ PAGES = {
 
 def sphinx_build(source: Path, out: Path, *args: str) -> tuple[int, str]:
     """Run sphinx-build in-process; return its exit code and its warnings (a configuration
-    that mdchunk refuses ends the run with an exit code, as on the command line)."""
+    that mdchunk refuses ends the run with an exit code, as on the command line). With -W,
+    --keep-going makes every Sphinx write every warning and fail at the end (before 8.1, -W
+    alone stops at the first warning without writing it to the -w file)."""
     warnings = out.parent / f"{out.name}-warnings.txt"
+    strict = ["--keep-going"] if "-W" in args else []
     try:
-        code = build_main(["-q", "-w", str(warnings), *args, str(source), str(out)])
+        code = build_main(["-q", "-w", str(warnings), *strict, *args, str(source), str(out)])
     except SystemExit as exit:
         code = int(exit.code or 0)
     return code, warnings.read_text(encoding="utf-8") if warnings.exists() else ""
@@ -233,6 +236,56 @@ def test_an_unknown_tokenizer_in_the_environment_stops_the_build(
     assert not (tmp_path / "out" / "chunks.jsonl").exists()
 
 
+MISSPELT = """\
+mdchunk_max_token = 100
+try:
+    mdchunk_encodings = "cl100k_base"
+except ImportError:
+    pass
+
+
+def helper():
+    mdchunk_local_name = 1
+"""
+
+
+def _did_you_mean(name: str, option: str) -> str:
+    return f"{name} is not an mdchunk option and is ignored; did you mean '{option}'?"
+
+
+def test_misspelt_options_warn_from_conf_py_and_from_the_command_line(tmp_path: Path) -> None:
+    """Names set in conf.py (at any depth of its blocks) and given with -D warn with a
+    suggestion on every supported Sphinx; known options given with -D apply."""
+    source = make_project(tmp_path, conf=CONF + MISSPELT)
+    overrides = ["-D", "mdchunk_min_token=4", "-D", "mdchunk_max_tokens=300",
+                 "-D", "mdchunk_formats=native,flat", "-D", "mdchunk_write_markdown=0"]
+    code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html", *overrides)
+    assert code == 0, warnings
+    assert _did_you_mean("mdchunk_max_token", "mdchunk_max_tokens") in warnings, warnings
+    assert _did_you_mean("mdchunk_encodings", "mdchunk_encoding") in warnings, warnings
+    assert _did_you_mean("mdchunk_min_token", "mdchunk_min_tokens") in warnings, warnings
+    assert "mdchunk_local_name" not in warnings  # a function's own name, not conf.py's
+    options = Index.load(tmp_path / "out").records[0]["metadata"]["chunkingOptions"]
+    assert options["max_tokens"] == 300  # known options given with -D apply, as their kind
+    assert (tmp_path / "out" / "chunks.flat.jsonl").is_file()
+    assert not list((tmp_path / "out").rglob("*.html.md"))
+    code, warnings = sphinx_build(source, tmp_path / "strict", "-b", "html", "-W", *overrides)
+    assert code != 0 and "mdchunk_min_token" in warnings and "mdchunk_max_token " in warnings
+
+
+def test_no_config_file_and_an_unreadable_one_are_no_error(tmp_path: Path) -> None:
+    """`sphinx-build -C` ignores the source folder's conf.py (here one Python cannot parse):
+    the -D names are still checked, and the build writes its index."""
+    source = make_project(tmp_path, conf="this is not Python (\n")
+    code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html", "-C",
+                                  "-D", "extensions=sphinx_mdchunk,myst_parser",
+                                  "-D", "mdchunk_max_token=100")
+    assert code == 0, warnings
+    assert _did_you_mean("mdchunk_max_token", "mdchunk_max_tokens") in warnings, warnings
+    assert {r["parentId"] for r in Index.load(tmp_path / "out").records} == {
+        "doc:index", "doc:guide", "doc:other"}
+
+
 DUPLICATE = """\
 Dup
 ===
@@ -248,9 +301,11 @@ def test_page_warnings_have_a_location_and_fail_a_strict_build(tmp_path: Path) -
     code, warnings = sphinx_build(source, tmp_path / "out", "-b", "html")
     assert code == 0
     assert "dup" in warnings and "share the id 'same'" in warnings
-    assert "[mdchunk.anchor]" in warnings
     code, _ = sphinx_build(source, tmp_path / "strict", "-b", "html", "-W")
     assert code != 0
+    (source / "conf.py").write_text(CONF + "suppress_warnings = ['mdchunk.anchor']\n")
+    code, warnings = sphinx_build(source, tmp_path / "suppressed", "-b", "html", "-W")
+    assert code == 0 and "share the id" not in warnings, warnings
 
 
 @pytest.mark.skipif(not (EXAMPLE / "conf.py").exists(), reason="no Sphinx example project")

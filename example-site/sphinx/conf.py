@@ -1,5 +1,6 @@
 """Sphinx configuration of the Beacon example site, used to exercise sphinx_mdchunk.
 
+Its MyST pages need MyST-Parser, which mdchunk does not install (`pip install myst-parser`).
 Build from the repository root:
 
     .venv/bin/sphinx-build -W -b html example-site/sphinx example-site/sphinx/_build/html

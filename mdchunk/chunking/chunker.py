@@ -18,6 +18,7 @@ from mdchunk.chunking.embed import EmbedTemplate
 from mdchunk.chunking.overlap import text_overlap_starts
 from mdchunk.chunking.packing import Packer
 from mdchunk.chunking.sections import page_sections
+from mdchunk.chunking.summary import page_summary
 from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
@@ -63,12 +64,13 @@ class Chunker:
         # writes their records never loads lxml.
         from mdchunk.chunking.html import convert_tree, parse_tree
 
+        described = clean_page(page)
         with timer.stage("parse"):
             tree = parse_tree(page.html)
         with timer.stage("convert"):
-            parsed = convert_tree(tree, page_url=page.url, site_url=self.site_url)
+            parsed = convert_tree(tree, page_url=page.url, site_url=self.site_url,
+                                  title=described.title)
             del tree
-        described = clean_page(page)
         embed = EmbedTemplate(self.options.embed_template, title=described.title,
                               page_url=described.url, count=self.count,
                               links=self.options.embed_links)
@@ -93,6 +95,7 @@ class Chunker:
                 for number, piece in enumerate(pieces)
             )
             sections = page_sections(root, pieces, packer.tokens) if pieces else ()
+            summary = page_summary(parsed)
         warnings = _warnings(root)
         return PageChunks(
             source_path=page.source_path,
@@ -100,9 +103,10 @@ class Chunker:
             markdown=parsed.markdown,
             chunks=chunks,
             warnings=warnings,
-            notes=_notes(root),
+            notes=_notes(root, title_added=parsed.title_added),
             timings=timer.since(before),
             sections=sections,
+            summary=summary,
         )
 
 
@@ -138,10 +142,12 @@ def _warnings(root: Section) -> tuple[str, ...]:
     return tuple(warnings)
 
 
-def _notes(root: Section) -> tuple[str, ...]:
+def _notes(root: Section, *, title_added: bool) -> tuple[str, ...]:
     """Facts about the page's HTML that mdchunk copes with: headings without an id, whose
-    chunks link to the nearest heading above that has one (or to the page)."""
+    chunks link to the nearest heading above that has one (or to the page). The page title
+    mdchunk added (`title_added`, the first heading) has none on purpose: it is the page."""
     headings = [section.heading for section in root.walk() if section.heading is not None]
+    headings = headings[1:] if title_added else headings
     missing = [heading.title for heading in headings if not heading.anchor]
     if not missing:
         return ()

@@ -1,10 +1,12 @@
 """The agent outputs of a site: `llms.txt`, `llms-full.txt` and the pages' Markdown twins.
 
 `llms.txt` (llmstxt.org) sits at the site root: `# Site name`, `> summary`, where to find the
-whole text, then one `##` section per part of the site's navigation, each page a line
-`- [Title](url of its Markdown twin): description (N tokens)`; pages chosen as optional go under
-`## Optional`. `llms-full.txt` holds every page's Markdown in that order, or, when that would
-exceed the token budget, lists the files it is split into (`mdchunk.outputs.llms_full`).
+whole text, then one `##` section per part of the site's navigation (`outline.nav_sections`),
+each page a line `- [Title](url of its Markdown twin): description (N tokens)`, or
+`- [Title](url): N tokens` for a page without a description; changelogs, pages the navigation
+omits and pages chosen as optional go under `## Optional`, last. `llms-full.txt` holds every
+page's Markdown in that order, or, when that would exceed the token budget, lists the files it
+is split into (`mdchunk.outputs.llms_full`).
 
 What each page contributes is worked out where the page is chunked (`page_facts`: its title,
 description and exact token counts, with the build's counter), and kept with its records; the
@@ -17,12 +19,12 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import logging
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mdchunk.chunk import PageChunks
+from mdchunk.chunk import PageChunks, PageSection
+from mdchunk.chunking.summary import is_version_title
 from mdchunk.errors import OptionError
 from mdchunk.outputs.llms_full import (
     FullFile,
@@ -32,7 +34,7 @@ from mdchunk.outputs.llms_full import (
     remove_stale_parts,
     write_full,
 )
-from mdchunk.outputs.outline import SiteOutline, nav_sections
+from mdchunk.outputs.outline import OPTIONAL, SiteOutline, nav_sections
 from mdchunk.outputs.twins import (
     LLMS_TXT,
     directive_element,
@@ -61,12 +63,8 @@ OPTIONS: Mapping[str, Any] = {
 """The agent outputs' options with their defaults, as users write them (MkDocs plugin options;
 `mdchunk_<name>` in Sphinx; `mdchunk site` flags)."""
 
-OPTIONAL = "Optional"
-"""The section of `llms.txt` that readers may skip (llmstxt.org)."""
 _NO_TEXT = "This page has no text."
 """The twin of a page without text, under its note."""
-_DESCRIPTION_CHARACTERS = 240
-"""Longest description taken from a page's text: a sentence, not a paragraph."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -119,9 +117,10 @@ class LlmsOptions:
 
 def page_facts(result: PageChunks, *, count: TokenCounter, site_url: str, directive: bool
                ) -> dict[str, Any] | None:
-    """What `llms.txt` needs of a chunked page: its title, description, site url and the exact
-    token counts of its twin (`tokens`) and of its part of `llms-full.txt` (`fullTokens`).
-    None for a page without text (nothing for an agent to read: it is not listed)."""
+    """What `llms.txt` needs of a chunked page: its title, description, site url, the exact
+    token counts of its twin (`tokens`) and of its part of `llms-full.txt` (`fullTokens`), and
+    whether it is a changelog. None for a page without text (nothing for an agent to read: it
+    is not listed)."""
     if not result.markdown.strip():
         return None
     first = result.chunks[0] if result.chunks else None
@@ -130,9 +129,9 @@ def page_facts(result: PageChunks, *, count: TokenCounter, site_url: str, direct
     block = page_block(result.markdown, note_line(title, result.url, site_url,
                                                   directive=directive))
     full_tokens = count(block)
-    return {"title": title, "description": page_description(meta, result.markdown),
+    return {"title": title, "description": page_description(meta, result.summary),
             "siteUrl": site_url, "tokens": full_tokens if directive else count(result.markdown),
-            "fullTokens": full_tokens}
+            "fullTokens": full_tokens, "changelog": is_changelog(result.sections)}
 
 
 def twin_text(markdown: str, title: str, url: str, site_url: str, *, directive: bool) -> str:
@@ -142,65 +141,27 @@ def twin_text(markdown: str, title: str, url: str, site_url: str, *, directive: 
     return page_block(markdown, note_line(title, url, site_url, directive=True))
 
 
-def page_description(meta: Mapping[str, Any], markdown: str) -> str:
-    """The page's front matter `description`, else the first sentence of its text."""
+def page_description(meta: Mapping[str, Any], summary: str) -> str:
+    """The page's front matter `description`, else its summary (`PageChunks.summary`)."""
     given = meta.get("description")
     if isinstance(given, str) and given.strip():
         return " ".join(given.split())
-    return first_sentence(markdown)
+    return summary
 
 
-_NOT_PROSE = re.compile(r"(?:#|```|~~~|\||<|>|[-*+]\s|\d+[.)]\s|!\[|\$\$|\[\^|:|    |\t"
-                        r"|-{3,}|\*{3,}|_{3,}|={3,})")
-_DEFINITION = re.compile(r"^\s*:\s", re.MULTILINE)
-_INLINE = (
-    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images
-    (re.compile(r"\[\^[^\]]*\]"), ""),  # footnote references
-    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links
-    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
-    (re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])"), r"\1"),  # emphasis
-    (re.compile(r"(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)"), r"\1"),
-    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])"), r"\1"),  # escapes
-)
-_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\u3002\uff01\uff1f]")  # and CJK full stops
-_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "incl"})
-
-
-def first_sentence(markdown: str) -> str:
-    """The first sentence of the page's first paragraph of prose (not a heading, list, table,
-    code, quote or raw HTML), without Markdown's inline syntax; "" when it has none."""
-    for paragraph in re.split(r"\n[ \t]*\n", markdown):
-        stripped = paragraph.strip()
-        if not stripped or _NOT_PROSE.match(stripped) or _DEFINITION.search(paragraph):
-            continue
-        text = _plain(stripped)
-        if text:
-            return _cut(_sentence(text))
-    return ""
-
-
-def _plain(text: str) -> str:
-    for pattern, replacement in _INLINE:
-        text = pattern.sub(replacement, text)
-    return " ".join(text.split())
-
-
-def _sentence(text: str) -> str:
-    """The text up to its first sentence end that does not close an abbreviation or an
-    initial (`e.g.`, `J.`)."""
-    for end in _SENTENCE_END.finditer(text):
-        word = text[:end.start()].rsplit(" ", 1)[-1].lower()
-        if end.group() == "." and (word in _ABBREVIATIONS or len(word.strip("(")) == 1):
-            continue
-        return text[:end.end()]
-    return text
-
-
-def _cut(text: str) -> str:
-    if len(text) <= _DESCRIPTION_CHARACTERS:
-        return text
-    return text[:_DESCRIPTION_CHARACTERS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+def is_changelog(sections: Sequence[PageSection]) -> bool:
+    """Whether the page is a changelog: at least two of its headings name a version
+    (`is_version_title`), and so do at least half of the headings of the level of the highest
+    of them (the others of that level: `Older releases`, `Upgrading`...; below it, the parts
+    of an entry: `Bug fixes`...)."""
+    headings = [(section.level, section.header_path[-1]) for section in sections
+                if section.header_path]
+    version_levels = [level for level, title in headings if is_version_title(title)]
+    if not version_levels:
+        return False
+    level = min(version_levels)
+    versions = version_levels.count(level)
+    return versions >= 2 and 2 * versions >= sum(1 for own, _ in headings if own == level)
 
 
 # -- the site's files (at the end of the build) -------------------------------------------------
@@ -290,8 +251,10 @@ def _say_over_budget(files: Sequence[FullFile], log: logging.Logger
 
 def _sections(pages: Sequence[ListedPage], outline: SiteOutline, optional: Sequence[str]
               ) -> list[tuple[str, list[_Entry]]]:
-    """The sections of `llms.txt` with their entries (the pages that have facts); `## Optional`
-    last, with the pages chosen as optional and those of a navigation section of that name."""
+    """The sections of `llms.txt` with their entries (the pages that have facts), and
+    `## Optional` last: the pages of a navigation section of that name and those the
+    navigation omits (`nav_sections`), changelogs, and the pages chosen as optional, in the
+    navigation's order."""
     facts = {page.source: page.facts for page in pages if page.facts is not None}
     by_source = {page.source: page for page in pages}
 
@@ -304,15 +267,20 @@ def _sections(pages: Sequence[ListedPage], outline: SiteOutline, optional: Seque
         entries = [_Entry(by_source[source], facts[source], nav_title or title_of(source))
                    for source, nav_title in section.pages]
         if section.title == OPTIONAL:
-            chosen[:0] = entries
+            chosen.extend(entries)
             continue
-        chosen.extend(entry for entry in entries if _matches(entry.page, optional))
-        kept = [entry for entry in entries if not _matches(entry.page, optional)]
+        chosen.extend(entry for entry in entries if _is_optional(entry, optional))
+        kept = [entry for entry in entries if not _is_optional(entry, optional)]
         if kept:
             sections.append((section.title, kept))
     if chosen:
         sections.append((OPTIONAL, chosen))
     return sections
+
+
+def _is_optional(entry: _Entry, patterns: Sequence[str]) -> bool:
+    """Whether a page goes under `## Optional`: a changelog, or chosen by a pattern."""
+    return bool(entry.facts.get("changelog")) or _matches(entry.page, patterns)
 
 
 def _matches(page: ListedPage, patterns: Sequence[str]) -> bool:

@@ -48,20 +48,24 @@ class NavSection:
 
 
 LEADING_PAGES = "Docs"
-"""The section of the top-level pages that come before the navigation's first section."""
-TRAILING_PAGES = "More"
-"""The section of top-level pages after a section (and of pages the navigation omits)."""
+"""The first section: the navigation's top-level pages, those in no section (llmstxt.org's
+example names its first section so)."""
+OPTIONAL = "Optional"
+"""The section of `llms.txt` that readers may skip (llmstxt.org), last; it holds, among
+others, the pages the navigation does not name."""
 
 
 def nav_sections(outline: SiteOutline, listed: Collection[str],
                  title_of: Callable[[str], str]) -> list[NavSection]:
     """The sections of `llms.txt` in the navigation's order, with the pages of `listed` only.
 
-    A top-level entry with entries under it is a section: its own page first, then every page
-    under it, flattened in order. Consecutive top-level pages make a section of their own,
-    `LEADING_PAGES` before the first section and `TRAILING_PAGES` after one. A page named twice
-    is listed where it comes first; pages of `listed` the navigation does not name close the
-    list. Titles are made unique (`Guide (2)`).
+    The top-level pages (in no section of the navigation) make the first section,
+    `LEADING_PAGES`, wherever the navigation puts them. Then each top-level entry with entries
+    under it is a section: its own page first, then every page under it, flattened in order.
+    A page named twice is listed where it comes first. The pages of `listed` the navigation
+    does not name close the list, under `OPTIONAL` (the author left them out of the
+    navigation); without a navigation, every page is in the first section. Titles are made
+    unique (`Guide (2)`).
 
     Arguments:
         outline: The site's navigation.
@@ -69,26 +73,19 @@ def nav_sections(outline: SiteOutline, listed: Collection[str],
         title_of: The page's own title, for a section whose entry has none.
     """
     seen: set[str] = set()
-    sections: list[NavSection] = []
-    run: list[tuple[str, str | None]] = []
-
-    def close_run() -> None:
-        if run:
-            sections.append(NavSection(TRAILING_PAGES if sections else LEADING_PAGES,
-                                       tuple(run)))
-            run.clear()
-
+    top = [item for item in outline.nav if not item.children]
+    leading = tuple(_pages(top, listed, seen))
+    sections = [NavSection(LEADING_PAGES, leading)] if leading else []
     for item in outline.nav:
-        if not item.children:
-            run.extend(_pages([item], listed, seen))
-            continue
-        close_run()
-        pages = tuple(_pages([item], listed, seen))
+        pages = tuple(_pages([item], listed, seen)) if item.children else ()
         if pages:
             title = item.title or (title_of(item.source) if item.source else "")
             sections.append(NavSection(title or LEADING_PAGES, pages))
-    run.extend((source, None) for source in listed if source not in seen)
-    close_run()
+    omitted = tuple((source, None) for source in listed if source not in seen)
+    if omitted and sections:
+        sections.append(NavSection(OPTIONAL, omitted))
+    elif omitted:
+        sections.append(NavSection(LEADING_PAGES, omitted))
     return _unique_titles(sections)
 
 
@@ -103,14 +100,15 @@ def _pages(items: Sequence[NavItem], listed: Collection[str], seen: set[str]
 
 
 def _unique_titles(sections: list[NavSection]) -> list[NavSection]:
-    """`sections` with a title seen before followed by its rank (`Guide (2)`)."""
+    """`sections` with a title seen before followed by its rank (`Guide (2)`); sections
+    titled `OPTIONAL` keep their title (they make one section of `llms.txt`)."""
     counts: dict[str, int] = {}
     unique = []
     for section in sections:
         title = " ".join(section.title.split()).lstrip("#").strip() or LEADING_PAGES
-        counts[title] = counts.get(title, 0) + 1
+        counts[title] = counts.get(title, 0) + (title != OPTIONAL)
         rank = counts[title]
-        unique.append(dataclasses.replace(section, title=title if rank == 1
+        unique.append(dataclasses.replace(section, title=title if rank <= 1
                                           else f"{title} ({rank})"))
     return unique
 

@@ -2,10 +2,11 @@
 
 A retriever matches small chunks (precise) and hands over their section (whole): each section
 record holds the section's whole Markdown, from its heading to the next heading of its level or
-above (its subsections included), and the ids of the chunks that start in it, so that a chunk
-id leads to its section and a section to its parent. Section 0 of a page is the page itself:
-its preamble's chunks are its own, and the page's top sections its children, so every chunk
-belongs to exactly one section and the sections of a page form a tree.
+above (its subsections included), the ids of the chunks that hold that text and of the chunks
+whose own section it is, so that a chunk id leads to its section and a section to its parent
+and to its chunks. Section 0 of a page is the page itself: its preamble's chunks are its own,
+and the page's top sections its children, so every chunk is owned by exactly one section and
+the sections of a page form a tree.
 
 - `id`: `doc:{docName}::s{n}`, n in document order (0: the page); `parentId`: the enclosing
   section's id (null for the page); `pageId`: `doc:{docName}`, the chunks' `parentId`.
@@ -14,7 +15,14 @@ belongs to exactly one section and the sections of a page form a tree.
   `sourceFile`: as in the native record.
 - `text`: `page_markdown[charStart:charEnd]` exactly; `charOffsets` `{charStart, charEnd,
   totalChars}`; `tokens`: its exact count.
-- `chunkIds`: the ids of the chunks that start in the section (not in a subsection of it).
+- `chunkIds`: the ids of the chunks that hold the section's text, in order (never empty): the
+  one chunk a section sits in when it shares a chunk with its neighbours or its parent, every
+  chunk of a section split over several, every chunk of the page for section 0. A chunk is in
+  the `chunkIds` of every section it holds text of (its section's ancestors too).
+- `ownChunkIds`: the ids of the chunks whose own section this is: they start in it, not in one
+  of its subsections, and their `headerPath` and `url` are the section's. Every chunk is in
+  exactly one section's `ownChunkIds` (how a matched chunk finds its section); a section that
+  starts inside a chunk of its parent or of a sibling owns none.
 """
 
 from __future__ import annotations
@@ -63,4 +71,5 @@ def section_record(page: PageChunks, section: PageSection) -> Record:
                         "totalChars": section.char_end - section.char_start},
         "tokens": section.tokens,
         "chunkIds": [chunk_id(doc_name, number) for number in section.chunks],
+        "ownChunkIds": [chunk_id(doc_name, number) for number in section.own_chunks],
     }

@@ -152,6 +152,8 @@ class _ThisBuild:
     """What the builder notes of the build under way (reset by `finish`)."""
 
     seen: set[str] = dataclasses.field(default_factory=set)
+    added: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The urls of the pages added (rendered) in this build, by source path, in their order."""
     fresh: list[str] = dataclasses.field(default_factory=list)
     from_store: int = 0
     written: int = 0
@@ -214,6 +216,8 @@ class IndexBuilder:
                 chunking reads it from each page).
         """
         source = page.source_path
+        self._check_unique(page)
+        self.build.added[source] = page.url
         self.build.seen.add(source)
         self.excluded.discard(source)
         url = self.settings.site_url if site_url is None else site_url
@@ -285,7 +289,9 @@ class IndexBuilder:
         """Write the index and every requested output into the site folder, each file atomically;
         `order` lists the site's pages (source paths) in the order of the index, and `outline`
         the site's name, description and navigation, which `llms.txt` follows (without it,
-        the pages in `order`).
+        the pages in `order`). A page added in this build is in the index even where `order`
+        does not name it, after the pages it names: a page the engine rendered is never
+        dropped for want of a listing.
 
         When every page of `order` is accounted for, the store forgets the pages and entries no
         longer in the site. The builder is then ready for another build of the same site.
@@ -299,9 +305,12 @@ class IndexBuilder:
         waited = time.perf_counter() - waited
         build = self.build
         in_site = set(order)
-        for source in [source for source in self.pages if source not in in_site]:
+        for source in [source for source in self.pages
+                       if source not in in_site and source not in build.added]:
             del self.pages[source]  # removed from the site
         sources = [source for source in order if source in self.pages]
+        sources += [source for source in build.added
+                    if source not in in_site and source in self.pages]
         writing = StageTimer()
         with writing.stage("duplicates"):
             marks = self._find_duplicates(sources)
@@ -433,6 +442,16 @@ class IndexBuilder:
             self.build.fresh.append(source)
             self._keep(source, _Page(self._stored(waiting.key, output), waiting.key,
                                      waiting.markdown_path, waiting.fingerprint))
+
+    def _check_unique(self, page: PageInput) -> None:
+        """Report a page with the source path of another page of this build: the source path
+        is a page's key and makes its chunks' ids (`doc:{source without extension}::chN`), so
+        the later page replaces the earlier in the index."""
+        earlier = self.build.added.get(page.source_path)
+        if earlier is not None and earlier != page.url:
+            self.report(page.source_path, f"the pages at {earlier!r} and {page.url!r} were both "
+                        "rendered from this source path, which makes a page's chunk ids: only "
+                        f"{page.url!r} is in the index")
 
     def _cannot_chunk(self, source: str, error: Exception) -> None:
         self.report(source, f"cannot be chunked, left out of the index: {error}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mdchunk.duplicates import DUPLICATE_MODES, checked_mode
@@ -162,10 +162,12 @@ def option_elsewhere(name: str, engine: str) -> SiteOption | None:
                  if option.name == name and engine not in option.engines), None)
 
 
-def suggestion(name: str, engine: str, prefix: str = "") -> str:
+def suggestion(name: str, engine: str, prefix: str = "", *, also: Sequence[str] = ()) -> str:
     """What to tell a user who set `name`, which is no option of `engine`: the closest name,
-    then every name (each written with the engine's `prefix`)."""
-    known = [prefix + option.name for option in options_of(engine)]
+    then every name (each written with the engine's `prefix`); `also`: names a user may write
+    there besides the options (`site_url` in a `--config` file)."""
+    names = [*(option.name for option in options_of(engine)), *also]
+    known = [prefix + option for option in names]
     close = difflib.get_close_matches(prefix + name, known, n=1)
     return (f"did you mean '{close[0]}'? " if close else "") + f"options: {', '.join(known)}"
 

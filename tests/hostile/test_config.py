@@ -93,7 +93,7 @@ def test_mkdocs_message(option: str, value: Any, shown: str, allowed: str) -> No
 def _sphinx_config(**values: Any) -> SimpleNamespace:
     settings = {f"mdchunk_{option.name}": option.default for option in options_of("sphinx")}
     settings.update({f"mdchunk_{name}": value for name, value in values.items()})
-    return SimpleNamespace(**settings)
+    return SimpleNamespace(**settings, overrides={})  # overrides: the names given with -D
 
 
 @pytest.mark.parametrize(("option", "value", "shown", "allowed"), CASES)

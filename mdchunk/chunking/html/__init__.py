@@ -41,15 +41,16 @@ from urllib.parse import urljoin
 
 from lxml.etree import _Element
 
-from mdchunk.chunking.html.blocks import BlockRenderer
+from mdchunk.chunking.html.blocks import BlockRenderer, title_heading
 from mdchunk.chunking.html.parse import parse_tree
-from mdchunk.chunking.html.writer import MarkdownWriter
+from mdchunk.chunking.html.writer import MarkdownWriter, with_title
 from mdchunk.model import ParsedPage
 
 __all__ = ["convert_tree", "parse_html", "parse_tree"]
 
 
-def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPage:
+def parse_html(html: str, *, page_url: str = "", site_url: str = "", title: str = ""
+               ) -> ParsedPage:
     """Turn a page's rendered body HTML into its Markdown and blocks.
 
     Never raises on bad input: unclosed tags, stray `</body>`, control characters and lone
@@ -60,12 +61,14 @@ def parse_html(html: str, *, page_url: str = "", site_url: str = "") -> ParsedPa
         page_url: The page's url relative to the site root (`guide/install/`).
         site_url: The site's public url; links become absolute against it. Without it links
             become root-relative (`/guide/install/#linux`).
+        title: The page title: a page without an H1 gets it as its first heading (themes show
+            such a page's title outside the content they render).
     """
-    return convert_tree(parse_tree(html), page_url=page_url, site_url=site_url)
+    return convert_tree(parse_tree(html), page_url=page_url, site_url=site_url, title=title)
 
 
-def convert_tree(root: _Element | None, *, page_url: str = "", site_url: str = ""
-                 ) -> ParsedPage:
+def convert_tree(root: _Element | None, *, page_url: str = "", site_url: str = "",
+                 title: str = "") -> ParsedPage:
     """The second half of `parse_html`: a tree from `parse_tree` as Markdown and blocks."""
     if root is None:
         return ParsedPage(markdown="", blocks=())
@@ -73,4 +76,4 @@ def convert_tree(root: _Element | None, *, page_url: str = "", site_url: str = "
     base = urljoin(site, page_url.lstrip("/"))
     writer = MarkdownWriter()
     BlockRenderer(writer, base).render_page(root)
-    return writer.finish()
+    return with_title(writer.finish(), title_heading(title))

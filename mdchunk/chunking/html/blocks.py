@@ -33,6 +33,7 @@ from mdchunk.chunking.html.layout import (
     is_highlighted,
     is_loose,
     list_start,
+    names_only,
     object_name,
     tab_parts,
     table_rows,
@@ -157,7 +158,8 @@ class BlockRenderer:
         """Write a block-level element as what its tag and classes say it is."""
         tag = element.tag
         if tag in {"p", "figcaption", "caption", "summary"} or _is_rubric(element):
-            self._paragraph(element, top=top, tight=tight)
+            self._paragraph(element, top=top, tight=tight,
+                            prose=not (tag == "p" and names_only(element, classes)))
         elif tag in {"ul", "ol", "menu"}:
             self._list(element, tight=tight)
         elif tag == "pre" or is_highlighted(classes):
@@ -219,22 +221,23 @@ class BlockRenderer:
         return False
 
     def _paragraph(self, element: _Element, *, top: bool, tight: bool,
-                   one_line: bool = False) -> None:
+                   one_line: bool = False, prose: bool = True) -> None:
         """A paragraph of the content of `element` (`<p>`, `<dt>`, a caption...); its line
-        breaks spaces with `one_line`."""
+        breaks spaces with `one_line`; not `prose` when it only names things (`names_only`)."""
         if top and self.excluded_level:
             return
         run = self._new_run()
         run.content(element)
-        self._run(run, top=top, tight=tight, one_line=one_line)
+        self._run(run, top=top, tight=tight, one_line=one_line, prose=prose)
 
-    def _run(self, run: InlineText, *, top: bool, tight: bool, one_line: bool = False) -> None:
+    def _run(self, run: InlineText, *, top: bool, tight: bool, one_line: bool = False,
+             prose: bool = True) -> None:
         """Write the inline content collected in `run` as a paragraph."""
         if top and self.excluded_level:
             return
         text = run.paragraph(one_line=one_line)
         if text:
-            self.w.leaf("paragraph", text, blank=not tight, prose=True, math=run.math)
+            self.w.leaf("paragraph", text, blank=not tight, prose=prose, math=run.math)
 
     def _inline(self, element: _Element, *, strong: bool = False) -> str:
         """Inline Markdown of `element`, rendered with its content (not its tail); all of it
@@ -509,11 +512,23 @@ class BlockRenderer:
             return
         code = code_span(signature)
         anchor = element.get("id") or ""
-        if not anchor:  # :no-index: objects have no id: a paragraph, not a section
-            self.w.leaf("paragraph", code, blank=not tight, prose=True)
+        if not anchor:  # :no-index: objects have no id: a paragraph (code, not prose)
+            self.w.leaf("paragraph", code, blank=not tight)
             return
         self.w.leaf("heading", "#" * level + " " + code, blank=not tight, level=level,
                     title=object_name(element) or signature, anchor=anchor)
+
+
+def title_heading(title: str) -> tuple[str, str] | None:
+    """A page title as a heading's Markdown (escaped as heading text) and as plain text on one
+    line; None for a title without text."""
+    text = " ".join(title.split())
+    if not text:
+        return None
+    inline = InlineText("", None, 0)
+    inline.text(text)
+    markdown = inline.heading()
+    return (markdown, text) if markdown else None
 
 
 def _align(cell: _Element) -> str:

@@ -40,7 +40,8 @@ _LINE_START = re.compile(
          |(-)-[- \t]*$                   # setext underline (a rule after a list's `- `)
          |(\$)\$                         # display math
          |([:~])(?:[ \t]|$)              # definition (of the previous paragraph)
-         |\[[^\[\]]*\](:)                # link reference or footnote definition
+         |\[(?:[^\[\]\\]|\\.)*\](:)      # link reference or footnote definition (a label
+                                         # may hold escaped brackets)
         )""",
     re.X,
 )

@@ -1,7 +1,7 @@
 """How the HTML of each kind of block is laid out, as Python-Markdown, pymdownx and Sphinx
 write it: a heading's anchor, whether a list is loose, a definition list's entries, a code
 block's `<pre>`, language and title, a table's rows and header, an admonition's kind, a tabbed
-set's labels and bodies, an API object's name."""
+set's labels and bodies, an API object's name, a paragraph that only names things."""
 
 from __future__ import annotations
 
@@ -200,3 +200,36 @@ def object_name(signature: _Element) -> str:
     names: Any = signature.xpath(".//*[contains(concat(' ', @class, ' '), ' sig-prename ') "
                                  "or contains(concat(' ', @class, ' '), ' sig-name ')]")
     return WS.sub(" ", "".join(plain_text(name) for name in names).strip())
+
+
+#: Classes of Sphinx's version-change labels (`versionadded` and the like) and of
+#: mkdocstrings' line of a class's base classes.
+_VERSION_LABEL = "versionmodified"
+_BASES_LINE = "doc-class-bases"
+
+
+def names_only(element: _Element, classes: Set[str]) -> bool:
+    """True for a paragraph that names things rather than tells: a class's base classes
+    (mkdocstrings' `doc-class-bases`; autodoc's `Bases: ...` first in an object's
+    description, a label and cross-references only) or a version-change label alone
+    (Sphinx's `<span class="versionmodified">Added in version 2.0.</span>`)."""
+    if _BASES_LINE in classes:
+        return True
+    lead = (element.text or "").strip()
+    if lead and not lead.endswith(":"):  # (most paragraphs: running text from the start)
+        return False
+    children = [child for child in element if isinstance(child.tag, str)]
+    if not children or any((child.tail or "").replace(",", " ").strip() for child in children):
+        return False
+    if not lead:
+        return len(children) == 1 and _VERSION_LABEL in class_set(children[0])
+    parent = element.getparent()
+    return (parent is not None and parent.tag == "dd" and parent.index(element) == 0
+            and all(_is_xref(child) for child in children))
+
+
+def _is_xref(element: _Element) -> bool:
+    """A Sphinx cross-reference: `code.xref`, alone or inside its link."""
+    if element.tag == "a" and not (element.text or "").strip() and len(element) == 1:
+        element = element[0]
+    return element.tag == "code" and "xref" in class_set(element)

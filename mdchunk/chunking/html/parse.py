@@ -36,6 +36,8 @@ def parse_tree(html: str) -> _Element | None:
     # (Most pages hold none: looking for them costs less than copying the page without them.)
     if any(byte in data for byte in _CONTROL_BYTES):
         data = data.translate(None, _CONTROL_BYTES)
+    if b"\r" in data:  # newlines as HTML reads them (libxml2 2.12, in lxml 5.0, keeps CRs)
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if _CLOSE_HTML.search(data):
         data = _CLOSE_HTML.sub(b"", data)
     root = lxml.etree.fromstring(b"<html><body>" + data, _PARSER)

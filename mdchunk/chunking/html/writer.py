@@ -187,6 +187,34 @@ class MarkdownWriter:
         return ParsedPage(markdown=markdown, blocks=blocks)
 
 
+def with_title(page: ParsedPage, title: tuple[str, str] | None) -> ParsedPage:
+    """`page` with the page title as its first heading, when it has no H1 of its own (at its
+    top level, where headings open sections) and is not empty: themes show such a page's title
+    outside the content (Material and Zensical add an `<h1>`), so the page Markdown gets it as
+    its H1, without an anchor (its link is the page itself), and every heading path starts
+    with it. `title` is the heading's Markdown and plain text (None: no title to add)."""
+    if title is None or not page.blocks or any(
+            block.kind == "heading" and block.level == 1 for block in page.blocks):
+        return page
+    markdown, text = title
+    heading = "# " + markdown
+    shift = len(heading) + 2
+    blocks = (Block("heading", 0, len(heading), level=1, title=text),
+              *(_shifted(block, shift) for block in page.blocks))
+    return ParsedPage(markdown=heading + "\n\n" + page.markdown, blocks=blocks,
+                      title_added=True)
+
+
+def _shifted(block: Block, shift: int) -> Block:
+    """`block` and the blocks inside it, `shift` characters further into the page."""
+    return Block(
+        kind=block.kind, start=block.start + shift, end=block.end + shift,
+        children=tuple(_shifted(child, shift) for child in block.children), level=block.level,
+        title=block.title, anchor=block.anchor, language=block.language, prose=block.prose,
+        inline_math=tuple(offset + shift for offset in block.inline_math),
+    )
+
+
 def _locate_math(markdown: str, math: dict[int, list[str]]) -> dict[int, tuple[int, ...]]:
     """The offsets of each paragraph's inline equations, found in order from its start."""
     located: dict[int, tuple[int, ...]] = {}

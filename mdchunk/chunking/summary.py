@@ -1,0 +1,121 @@
+"""A page's summary: what `llms.txt` says of a page whose front matter gives no description.
+
+It is chosen from the page's blocks, not from its written Markdown: the first paragraph of
+running text (`Block.prose`) at the page's level, so never a list, a table, code, a quote or an
+admonition, nor a paragraph that only names things (an API object's signature, a class's base
+classes, a version-change label: the renderer marks them as not prose). A section under a
+version heading (`9.5.0 (2024-01-02)`, `Release 7.2`, `[Unreleased]`: a changelog's entries)
+gives none, nor does a paragraph that is only a version label (`Release v2.32.`). From that
+paragraph: its first sentence, and the next ones while the first is short (a greeting, a
+question), within `SUMMARY_CHARACTERS`, without Markdown's inline syntax. A page with no such
+paragraph has no summary ("").
+"""
+
+from __future__ import annotations
+
+import re
+
+from mdchunk.model import ParsedPage
+
+SUMMARY_CHARACTERS = 240
+"""Longest summary: a sentence or two, not a paragraph (a longer sentence is cut between
+words)."""
+_SHORT_SENTENCE = 60
+"""A first sentence shorter than this (`Welcome!`, `Eager to get started?`) says little on its
+own: the next sentences follow it while the summary stays within `SUMMARY_CHARACTERS`."""
+_LABEL_WORDS = 6
+"""A paragraph of a version label and at most this many words in all is a label, not prose."""
+
+_VERSION = re.compile(
+    r"\[?(?P<prefix>(?:version|release|v)\s*)?v?"
+    r"(?P<number>\d{4}-\d{2}-\d{2}|\d+(?:\.\d+)*|unreleased)(?P<suffix>[a-z0-9.+-]*)\]?",
+    re.IGNORECASE)
+"""A version at the start of a title: `9.5.0`, `v2`, `Version 1.2`, `Release 7.2.6`,
+`[1.0.0]`, `2024-01-15`, `Unreleased`."""
+_AFTER_VERSION = re.compile(r"\s*(?:$|[-\u2013\u2014(:,]|.*\b(?:19|20)\d\d\b)", re.DOTALL)
+"""What may follow a version in a version's title: nothing, a date (`March 19, 2026`), or a
+separator and anything (`(2025-06-10)`, `- 2017-06-20`, `: the big one`)."""
+
+_INLINE = (
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images
+    (re.compile(r"\[\^[^\]]*\]"), ""),  # footnote references
+    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)"), r"\1"),
+    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])"), r"\1"),  # escapes
+)
+"""Markdown's inline syntax in a paragraph the renderer wrote, and what of it stays: code spans
+stay as they are (`mkdocs.yml`), links and emphasis become their text."""
+_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\u3002\uff01\uff1f]")  # and CJK full stops
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "incl"})
+
+
+def page_summary(page: ParsedPage) -> str:
+    """The page's summary (see the module's docstring); "" when it has none."""
+    version_level = 0  # > 0 inside a section under a version heading of that level
+    for block in page.blocks:
+        if block.kind == "heading":
+            if not version_level or block.level <= version_level:
+                version_level = block.level if is_version_title(block.title) else 0
+            continue
+        if version_level or block.kind != "paragraph" or not block.prose:
+            continue
+        text = plain_text(page.markdown[block.start:block.end])
+        if text and not _is_version_label(text):
+            return summary_of(text)
+    return ""
+
+
+def is_version_title(title: str) -> bool:
+    """Whether a heading's title names a version, as a changelog's entries do: a version (with
+    a dot when it has no `Version`/`Release`/`v` before it, so that a numbered section,
+    `2.1 Install` or `2.1. Install`, is none) followed by nothing, a date, or a separator."""
+    found = _VERSION.match(title.strip())
+    if found is None:
+        return False
+    number, suffix = found.group("number"), found.group("suffix")
+    if not found.group("prefix") and not number.isalpha() and "-" not in number and (
+            "." not in number or suffix.endswith(".")):
+        return False
+    return _AFTER_VERSION.match(title.strip(), found.end()) is not None
+
+
+def _is_version_label(text: str) -> bool:
+    """A paragraph that only names a version (`Release v2.32.3. (Installation)`)."""
+    return len(text.split()) <= _LABEL_WORDS and is_version_title(text)
+
+
+def plain_text(markdown: str) -> str:
+    """A paragraph's Markdown as text on one line: links and emphasis as their text, images and
+    footnote references left out, code spans kept."""
+    for pattern, replacement in _INLINE:
+        markdown = pattern.sub(replacement, markdown)
+    return " ".join(markdown.split())
+
+
+def summary_of(text: str) -> str:
+    """The first sentence of `text`, and the next ones while it is short (`_SHORT_SENTENCE`),
+    within `SUMMARY_CHARACTERS`; a first sentence longer than that is cut between words."""
+    ends = _sentence_ends(text)
+    summary = text[:ends[0]]
+    for end in ends[1:]:
+        if len(summary) >= _SHORT_SENTENCE or end > SUMMARY_CHARACTERS:
+            break
+        summary = text[:end]
+    if len(summary) <= SUMMARY_CHARACTERS:
+        return summary
+    return summary[:SUMMARY_CHARACTERS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _sentence_ends(text: str) -> list[int]:
+    """Where each sentence of `text` ends: after each sentence end that does not close an
+    abbreviation or an initial (`e.g.`, `J.`), and at the end of the text."""
+    ends = []
+    for end in _SENTENCE_END.finditer(text):
+        word = text[:end.start()].rsplit(" ", 1)[-1].lower()
+        if end.group() == "." and (word in _ABBREVIATIONS or len(word.strip("(")) == 1):
+            continue
+        ends.append(end.end())
+    return ends if ends and ends[-1] == len(text) else [*ends, len(text)]
