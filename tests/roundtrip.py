@@ -27,7 +27,11 @@ A chunk (`check_chunks`) must render on its own to the styled text of its part o
 list nesting included: a character sits in as many list items as it does on the page, less
 those whose marker is before the chunk (which the chunk cannot show). A chunk may start with a
 definition whose term ends the chunk before: its `: ` then reads as text, the one difference
-allowed.
+allowed. A chunk that starts with a block nested four columns deep or more (a list nested
+twice, a block in a nested item) is left out: it starts at its block, since with that
+indentation its first line would read as code, and the lines after it keep theirs, which no
+slice of the page can give back; the packer cuts there only in a container too large for
+the budget.
 """
 
 from __future__ import annotations
@@ -480,6 +484,8 @@ def check_chunks(markdown: str, chunks: Sequence[tuple[int, int]],
     for start, end in chunks:
         if any(low < cut < high for low, high in prose for cut in (start, end)):
             continue
+        if _nested_start(markdown, start):
+            continue
         chunk = markdown_text(markdown[start:end])
         if _DEFINITION_START.match(markdown, start) and chunk.chars[:1] == [":"]:
             del chunk.chars[0], chunk.styles[0]  # a definition whose term ends the chunk before
@@ -495,6 +501,17 @@ def check_chunks(markdown: str, chunks: Sequence[tuple[int, int]],
 
 #: A chunk that starts with a definition (inside quotes, perhaps).
 _DEFINITION_START = re.compile(r"[ \n>]*: ")
+
+
+def _nested_start(markdown: str, start: int) -> bool:
+    """Whether the first block at `start` is indented four columns or more in its line, before
+    or after its quote markers (each marker takes one space after it)."""
+    at = start
+    while at < len(markdown) and markdown[at] in " \n>":
+        at += 1
+    prefix = markdown[markdown.rfind("\n", 0, at) + 1:at]
+    runs = prefix.split(">")
+    return max([len(runs[0]), *(len(run) - run.startswith(" ") for run in runs[1:])]) >= 4
 
 
 # -- pages as a build chunks them ---------------------------------------------------------------

@@ -349,9 +349,11 @@ def test_query_prints_breadcrumb_url_and_score(site: Path, tmp_path: Path) -> No
     assert first[1].strip() == "guide/math/#rate-limiting-with-a-token-bucket"
     hits = json.loads(run("query", tmp_path / "out", "macOS Homebrew", "-k", "2",
                           "--json").stdout)
-    # (split at H3: the Homebrew subsection of macOS is a section of its own)
-    assert len(hits) == 2 and hits[0]["url"] == "getting-started/install/#homebrew"
-    assert hits[0]["breadcrumb"] == "Installation > macOS > Homebrew"
+    # (split at H3: the Homebrew subsection of macOS is a chunk of its own, which starts with
+    # the macOS heading, a section with no text before its subsections, and links to it)
+    assert len(hits) == 2 and hits[0]["url"] == "getting-started/install/#macos"
+    assert hits[0]["breadcrumb"] == "Installation > macOS"
+    assert hits[0]["text"].startswith("## macOS\n\n### Homebrew\n\n")
     assert set(hits[0]) == {"id", "url", "breadcrumb", "title", "score", "text"}
 
 

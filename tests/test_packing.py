@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Sequence
 from unittest import mock
 
 import markdown
@@ -11,11 +12,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
+from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput, parse_html
+from mdchunk.chunking.embed import link_text
+from mdchunk.model import Block
 from mdchunk.options import BOUNDED_FIELDS
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,
+    check_headings,
     check_offsets,
     check_tokens,
     count_tokens,
@@ -50,6 +54,7 @@ def check_page(result: PageChunks, max_tokens: int) -> None:
     check_chain(native)
     check_offsets(native, result.markdown)
     check_atomic_blocks(native, result.markdown)
+    check_headings(native, result.markdown, max_tokens)
     for record in native:
         check_tokens(record, max_tokens)
 
@@ -213,31 +218,42 @@ def _ids(html: str) -> set[str]:
 
 
 def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> None:
-    """A chunk may start or end inside a list item or a heading only when it is too large for
-    the text budget of the chunk that cuts it: max_tokens less the tokens its embed template
-    adds (at most half of max_tokens): with the default template, its context line, what
-    embedText holds before the chunk's text as embedded (links as their text)."""
-    from mdchunk import parse_html
-    from mdchunk.chunking.embed import link_text
-
+    """A chunk may end inside a list item or a heading (and the next one start there) only
+    when the item does not fit the text budget of the chunk that cuts it, together with what
+    that chunk holds before it (the headings and lead-ins that lead it): max_tokens less the
+    tokens its embed template adds (at most half of max_tokens). With the default template that
+    is its context line, what embedText holds before the chunk's text as embedded (links as
+    their text), and at most one more title for each heading the chunk starts with (it was
+    packed within the budget of its deepest section)."""
     parsed = parse_html(html, page_url=result.url, site_url="https://example.org/", title=TITLE)
     assert parsed.markdown == result.markdown
+    text = parsed.markdown
+    budgets = [_text_budget(c, parsed.blocks, max_tokens) for c in result.chunks]
     for block in parsed.walk():
         if block.kind not in {"item", "heading"}:
             continue
         # (a chunk that starts with a nested item holds its indentation too)
-        line = parsed.markdown.rfind("\n", 0, block.start) + 1
-        start = line if not parsed.markdown[line:block.start].strip(" ") else block.start
-        size = count_tokens(parsed.markdown[start:block.end])
-        for c in result.chunks:
-            embedded = link_text(c.text)
-            assert c.embed_text.endswith("\n\n" + embedded)
-            context = count_tokens(c.embed_text[: len(c.embed_text) - len(embedded)])
-            budget = max_tokens - min(context, max_tokens // 2)
-            if size > budget:
-                continue
-            for offset in (c.char_start, c.char_end):
-                assert not block.start < offset < block.end, (c.id, block)
+        line = text.rfind("\n", 0, block.start) + 1
+        start = line if not text[line:block.start].strip(" ") else block.start
+        for number, c in enumerate(result.chunks):
+            if block.start < c.char_start < block.end:  # the chunk before ends inside it too
+                assert number and block.start < result.chunks[number - 1].char_end, (c.id, block)
+            if block.start < c.char_end < block.end:
+                held = count_tokens(text[min(start, c.char_start):block.end])
+                assert held > budgets[number], (c.id, block)
+
+
+def _text_budget(c: Chunk, blocks: Sequence[Block], max_tokens: int) -> int:
+    embedded = link_text(c.text)
+    assert c.embed_text.endswith("\n\n" + embedded)
+    context = count_tokens(c.embed_text[: len(c.embed_text) - len(embedded)])
+    for block in blocks:  # the headings the chunk starts with, after its own
+        if block.start <= c.char_start:
+            continue
+        if block.kind != "heading" or block.start >= c.char_end:
+            break
+        context += count_tokens(" > " + block.title) + 1
+    return max_tokens - min(context, max_tokens // 2)
 
 
 # -- the rules, one by one -------------------------------------------------------------------
@@ -310,6 +326,16 @@ def test_weak_small_chunk_is_flagged() -> None:
     assert flagged and all(c.flags.small_chunk_reason == "cannot_merge" for c in flagged)
 
 
+def test_a_chunk_of_headings_alone_is_weak_and_flagged_small() -> None:
+    """Seed 000's small_chunk: under min_tokens, no neighbour to merge with, structurally
+    weak. A chunk of headings alone (a section with no body) is weak at any level; an H2 with
+    its brief text is not."""
+    result = chunk("## Empty\n\n## Next\n\nShort.", title="", min_tokens=40)
+    assert [c.text for c in result.chunks] == ["## Empty", "## Next\n\nShort."]
+    assert [c.flags.small_chunk for c in result.chunks] == [True, False]
+    assert result.chunks[0].flags.small_chunk_reason == "cannot_merge"
+
+
 @pytest.mark.parametrize(
     ("block", "reason"),
     [
@@ -336,6 +362,38 @@ def test_a_list_splits_between_items() -> None:
     assert len(result.chunks) > 3
     for c in result.chunks[1:]:
         assert c.text.startswith("- Item")
+
+
+LEAD_INS = st.lists(st.tuples(st.sampled_from(["Markup:", "Builders:", "Other changes:"]),
+                              st.lists(SENTENCE, min_size=1, max_size=12)), min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(items=LEAD_INS, max_tokens=st.integers(48, 300), heading=st.booleans())
+def test_a_lead_in_stays_with_its_nested_list(items: list[tuple[str, list[str]]],
+                                             max_tokens: int, heading: bool) -> None:
+    """An item's lead-in line (`- Markup:`) never ends a chunk: it starts the chunk that holds
+    the start of its nested list, whose items may be cut between them at any depth."""
+    text = ("## Changes\n\n" if heading else "") + "\n".join(
+        f"- {lead}\n\n" + "".join(f"    - {line}\n" for line in lines) for lead, lines in items)
+    result = chunk(text, max_tokens=max_tokens, min_tokens=max_tokens // 10)
+    check_page(result, max_tokens)
+    for c in result.chunks:
+        last = c.text.rsplit("\n", 1)[-1]
+        assert last.removeprefix("- ") not in {lead for lead, _ in items}, c.id
+
+
+def test_a_list_nested_deeper_than_the_budget_is_cut_at_any_depth() -> None:
+    """Every level leads the next (one line each), the deepest holds the text: the chunks
+    keep the budget, and one that starts deep in the list starts at its item's marker."""
+    text = "# Deep\n\n" + "".join("    " * depth + f"- Level {depth} of the list.\n"
+                                  for depth in range(12)) + "    " * 12 + f"- {LONG}\n"
+    result = chunk(text, max_tokens=64, min_tokens=0)
+    check_page(result, 64)
+    assert all(c.embed_tokens <= 64 for c in result.chunks)
+    assert len(result.chunks) > 10
+    assert result.chunks[0].text.startswith("# Deep\n\n- Level 0")  # (the heading, led on)
+    assert any(c.text.startswith("- Level ") for c in result.chunks[1:])
 
 
 def test_sentence_without_end_is_split_between_words_and_flagged() -> None:
@@ -417,6 +475,7 @@ def test_adaptive_sizing_keeps_every_invariant(text: str, base: int) -> None:
     check_chain(native)
     check_offsets(native, result.markdown)
     check_atomic_blocks(native, result.markdown)
+    check_headings(native, result.markdown, base)
     for c, record in zip(result.chunks, native, strict=True):
         check_tokens(record, c.max_tokens)
         assert c.max_tokens == round(base * c.adaptive[1]) or c.max_tokens == 16
@@ -427,7 +486,7 @@ def test_embed_template_and_context() -> None:
                    embed_template="[{breadcrumb}] {url}\n{text}")
     assert result.chunks[0].embed_text == "[Install] guide/page/#install\n## Install\n\nRun it."
     # (the context line starts with the page title, also where the page's H1 is another)
-    default = chunk("# Setup\n\n## Install\n\nRun it.", min_tokens=0).chunks[1]
+    default = chunk("# Setup\n\nSet it up.\n\n## Install\n\nRun it.", min_tokens=0).chunks[1]
     assert default.embed_text == "Page > Setup > Install\n\n## Install\n\nRun it."
 
 
@@ -476,8 +535,6 @@ def test_links_read_as_their_text_in_embed_text_by_default() -> None:
     ("```js `x`\n[a](b)", "```js `x`\na"),  # (backticks after ``` open no fence)
 ])
 def test_link_text(markdown_text: str, expected: str) -> None:
-    from mdchunk.chunking.embed import link_text
-
     assert link_text(markdown_text) == expected
 
 

@@ -78,7 +78,7 @@ class ChunkBuilder:
         small = (
             tokens < self.options.min_tokens
             and not piece.oversize_reason
-            and _structurally_weak(text, headings)
+            and _structurally_weak(text, top)
         )
         oversize_reason = self._oversize_reason(piece, tokens, embed_tokens)
         flags = Flags(
@@ -351,8 +351,14 @@ def _escaped(text: str) -> str:
     return text
 
 
-def _structurally_weak(text: str, headings: list[Block]) -> bool:
-    """Seed 000's test: no H2/H3, under 3 body lines, under 100 body chars, under 2 breaks."""
+def _structurally_weak(text: str, blocks: Sequence[Block]) -> bool:
+    """Seed 000's test of a chunk too weak to stand alone: a chunk of headings alone (a section
+    with no body) always is; any other is weak unless it has an H2 or H3 heading (a section
+    with its brief description), 3 lines of body, over 100 characters of body or 2 paragraph
+    breaks. `blocks` are the chunk's top-level blocks (and the one enclosing its start)."""
+    headings = [block for block in blocks if block.kind == "heading"]
+    if len(headings) == len(blocks):
+        return True
     if any(heading.level in (2, 3) for heading in headings):
         return False
     body_lines = [line for line in text.split("\n") if line.strip() and not line.startswith("#")]

@@ -1,9 +1,12 @@
 """Sections -> pieces of the page's Markdown that fit the token budget (DESIGN.md, Packing rules).
 
 Every piece is a span of the page Markdown; the only places a span may end are between blocks
-(sections, top-level blocks, items of a container), then between sentences, then between words.
-Code blocks, tables and display math have no such places: one larger than the budget becomes a
-piece of its own, flagged with the reason.
+(sections, top-level blocks, children of a container at any depth), then between sentences,
+then between words. Code blocks, tables and display math have no such places: one larger than
+the budget becomes a piece of its own, flagged with the reason. What leads a block never ends
+a piece: a heading goes with the first part of its content (a section with nothing but its
+heading, with its first subsection), and a list item's lead-in with the first part of its
+nested list; either stands alone only when not a word more fits the budget with it.
 
 The budget bounds what is embedded (`max_tokens_bounds: embedText`, the default): a chunk of a
 section holds at most the budget minus the tokens the embed template adds for that section (its
@@ -39,6 +42,7 @@ _SENTENCE_END = re.compile(
     r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*\s*)(?=\S)"""  # CJK full stops
 )
 _WORD_GAP = re.compile(r"\s+")
+_HEADING = re.compile(r"#{1,6}(?: |$)")
 # Container markup between blocks: line breaks, indentation, quote markers, list and definition
 # markers.
 _MARKUP = re.compile(r"(?:[ \n>]|[-+*:] |\d{1,9}[.)] )*")
@@ -123,10 +127,15 @@ class Packer:
         half = size // 2
         return min(wanted, half), wanted > half
 
-    def _focus(self, section: Section) -> tuple[int, bool]:
-        """Set the budget of the chunks of `section`; return the reserve to restore."""
+    def _focus(self, section: Section, owner: Section | None = None) -> tuple[int, bool]:
+        """Set the budget of the chunks of `section`; return the reserve to restore. When its
+        first chunk belongs to `owner` (an enclosing section whose heading leads it), the
+        reserve is the larger of the two sections' (a template may cost more for either)."""
         previous = (self.reserve, self.capped)
         self.reserve, self.capped = self._reserve(section, self.size)
+        if owner is not None and owner is not section:
+            self.reserve, self.capped = max((self.reserve, self.capped),
+                                            self._reserve(owner, self.size))
         self.budget = self._text_budget(self.size, self.reserve)
         return previous
 
@@ -194,30 +203,42 @@ class Packer:
 
     # -- sections ------------------------------------------------------------------------
 
-    def _pack_section(self, section: Section) -> list[Piece]:
+    def _pack_section(self, section: Section, owner: Section | None = None) -> list[Piece]:
+        """The pieces of `section`. A heading travels with the start of its content: a section
+        with nothing but its heading before its subsections that are packed apart leads the
+        first of them, whose first piece starts with that heading and belongs to it (`owner`:
+        the outermost such section, when `section` is the first subsection of one)."""
         split_level = self.options.split_level
         starts_group = section.level <= split_level or section.parent is None or (
             section.parent.heading is None)
         previous = None
         if starts_group:
             previous = self._enter(section)
-        focus = self._focus(section)
+        first = owner or section
+        focus = self._focus(section, first)
         keeps_whole = all(child.level > split_level for child in section.children)
-        if keeps_whole and self._fits(section.start, section.end, self._estimate(section)):
-            pieces = [self._piece(section.start, section.end, section)]
+        start = first.start
+        if keeps_whole and self._fits(start, section.end, self._estimate(start, section.end)):
+            pieces = [self._piece(start, section.end, first)]
+        elif section.children and len(section.body) == 1:  # (the body is the heading alone)
+            pieces = self._pack_section(section.children[0], first)
+            for child in section.children[1:]:
+                pieces += self._pack_section(child)
         else:
-            pieces = self._split_units(section.body, section) if section.body else []
+            pieces = self._split_units(section.body, section, None if owner is None else start)
             for child in section.children:
                 pieces += self._pack_section(child)
+        if pieces and first is not section:
+            pieces[0] = dataclasses.replace(pieces[0], section=first)
         self._unfocus(focus)
         if previous is not None:
             self._leave(previous)
         return pieces
 
-    def _estimate(self, section: Section) -> int:
+    def _estimate(self, start: int, end: int) -> int:
         # Sections are runs of top-level blocks: counted from the run sums, or exactly.
-        run = self.runs.estimate(section.start, section.end)
-        return run if run is not None else self.tokens(section.start, section.end)
+        run = self.runs.estimate(start, end)
+        return run if run is not None else self.tokens(start, end)
 
     def _estimate_blocks(self, blocks: Sequence[Block]) -> int:
         run = self.runs.estimate(blocks[0].start, blocks[-1].end) if blocks else None
@@ -232,22 +253,19 @@ class Packer:
 
     # -- blocks --------------------------------------------------------------------------
 
-    def _split_units(self, units: Sequence[Block], section: Section, lead: int | None = None
-                     ) -> list[Piece]:
-        """Greedy packing of sibling blocks; a heading always stays with what follows it."""
+    def _split_units(self, units: Sequence[Block], section: Section, lead: int | None = None,
+                     *, within: Block | None = None) -> list[Piece]:
+        """Greedy packing of sibling blocks: the top-level blocks of a section's body, or the
+        children of the container `within`. A heading stays with what follows it, and so does a
+        list item's lead-in with its nested list (`_glue_leads`); `lead` is where the first
+        piece starts, before the first unit when the headings of enclosing sections (or what
+        leads the container) go with it."""
         pieces: list[Piece] = []
         current: tuple[int, int, int] | None = None  # start, end, estimate
-        previous_end: int | None = None
-        for index, group in enumerate(_glue_headings(units)):
-            if index == 0:
-                start = group[0].start if lead is None else lead
-            elif lead is not None and previous_end is not None:
-                # Inside a container the text between children holds its markup (quote
-                # markers, indents): it belongs to the next piece, so the chunks tile the page.
-                start = previous_end
-            else:
-                start = group[0].start
-            previous_end = group[-1].end
+        todo = self._starts(_glue_leads(units, within), lead, nested=within is not None)
+        todo.reverse()
+        while todo:
+            start, group = todo.pop()
             end = group[-1].end
             estimate = self.tokens(start, group[0].start) + self._estimate_blocks(group)
             if current is not None:
@@ -259,37 +277,75 @@ class Packer:
                 current = None
             if self._fits(start, end, estimate):
                 current = (start, end, estimate)
+            elif self.tokens(start, self._line_start(group[-1].start)) >= self.budget:
+                set_apart, regrouped = self._make_room(start, group, section, within)
+                pieces += set_apart
+                todo += reversed(regrouped)
             else:
                 pieces += self._split_unit(group[-1], section, start)
         if current is not None:
             pieces.append(self._piece(current[0], current[1], section))
         return pieces
 
-    def _split_unit(self, unit: Block, section: Section, lead: int) -> list[Piece]:
-        """Cut one block too large for the budget: between its children, sentences or words.
+    def _make_room(self, start: int, group: list[Block], section: Section,
+                   within: Block | None) -> tuple[list[Piece], list[tuple[int, list[Block]]]]:
+        """What leads the group's last unit (from `start` on) leaves it no room in the budget:
+        the pieces set apart, and the groups to pack instead. What leads the group from outside
+        (enclosing sections' headings, lead-ins of enclosing items) is set apart, a piece of its
+        own, and the group packed again from its own line; but where the group's own lead is a
+        lead-in (running text) and the outside lead ends in a heading, which would be left
+        alone, the group comes apart into its units instead, the first led as the group was."""
+        first = self._line_start(group[0].start)
+        headings = all(unit.kind == "heading" for unit in group[:-1])
+        outside = start < first and not _MARKUP.fullmatch(self.text, start, first)
+        if outside and (headings or not self._ends_in_heading(start, first)):
+            return [self._lead_piece(start, first, section)], [(first, group)]
+        return [], self._starts([[unit] for unit in group], start, nested=within is not None)
 
-        `lead` is where the piece starts (before `unit` when headings are glued to it); when the
-        unit fits alone, the lead becomes a piece of its own rather than the unit being cut.
-        Container markup (indentation, quote and list markers) on the unit's first line stays
-        with it, which needs it; markup on lines before it (a quote's `>`) too.
+    def _ends_in_heading(self, start: int, end: int) -> bool:
+        """Whether the last line of `text[start:end]` with words is a heading."""
+        line = self.text[start:end].rstrip().rsplit("\n", 1)[-1]
+        markup = _MARKUP.match(line)
+        return _HEADING.match(line, markup.end() if markup else 0) is not None
+
+    def _starts(self, groups: Iterable[list[Block]], lead: int | None, *, nested: bool
+                ) -> list[tuple[int, list[Block]]]:
+        """Each group with where a piece that begins with it starts: the first at `lead` when
+        given, the others at their first block, or inside a container (`nested`) where the
+        group before ends: the text between children holds the container's markup (quote
+        markers, indents), which belongs to the next piece, so the chunks tile the page. Blank
+        lines alone before a group's line are left to the piece before (they are trimmed)."""
+        starts: list[tuple[int, list[Block]]] = []
+        for group in groups:
+            if not starts:
+                start = group[0].start if lead is None else lead
+            else:
+                start = starts[-1][1][-1].end if nested else group[0].start
+            line = self._line_start(group[0].start)
+            if start < line and not self.text[start:line].strip():
+                start = line
+            starts.append((start, group))
+        return starts
+
+    def _split_unit(self, unit: Block, section: Section, lead: int) -> list[Piece]:
+        """Cut one block too large for the budget: between its children (at any depth),
+        sentences or words.
+
+        `lead` is where the piece starts: before `unit` when headings or a lead-in are glued to
+        it, which go with the unit's first part (an atomic unit takes them along, over the
+        budget). Container markup (indentation, quote and list markers) on the unit's first
+        line stays with it, which needs it; markup on lines before it (a quote's `>`) too.
         """
         cut = self._line_start(unit.start)
-        if lead < unit.start and self.tokens(cut, unit.end) <= self.budget:
-            if self._holds_headings(lead, unit):
-                return [self._lead_piece(lead, cut, section), self._piece(cut, unit.end, section)]
-            if not self.text[lead:cut].strip():  # (blank lines before the unit's own line)
-                return [self._piece(cut, unit.end, section)]
-        if unit.children and not unit.atomic and not self._indented_children(unit):
-            return self._split_units(unit.children, section, lead)
+        if lead < unit.start and not self.text[lead:cut].strip() and (
+                self.tokens(cut, unit.end) <= self.budget):
+            return [self._piece(cut, unit.end, section)]  # (blank lines before the unit's line)
+        if unit.children and not unit.atomic:
+            return self._split_units(unit.children, section, lead, within=unit)
         if unit.prose:
             return self._split_prose(unit, section, lead)
         reason = ATOMIC_REASONS.get(unit.kind, "block_integrity")
         return [self._piece(lead, unit.end, section, oversize_reason=reason)]
-
-    def _holds_headings(self, lead: int, unit: Block) -> bool:
-        """Whether the text from `lead` to `unit` holds more than container markup (`_MARKUP`):
-        the headings glued to the unit."""
-        return lead < unit.start and not _MARKUP.fullmatch(self.text, lead, unit.start)
 
     def _line_start(self, offset: int) -> int:
         """The start of the line of `offset` when only container markup (`_MARKUP`) comes
@@ -298,14 +354,9 @@ class Packer:
         line = self.text.rfind("\n", 0, offset) + 1
         return line if _MARKUP.fullmatch(self.text, line, offset) else offset
 
-    def _indented_children(self, unit: Block) -> bool:
-        """Whether the children of `unit` after its first are indented four columns or more
-        (before or after quote markers), as in a list nested twice: a chunk starting at one
-        would read as code, or as part of the paragraph before it, so such a container is not
-        cut."""
-        return any(_indent(self.text, child.start) >= 4 for child in unit.children[1:])
-
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
+        """Cut running text between sentences, and a sentence too large between words; what
+        leads the unit (from `lead` on: headings, a lead-in) goes with its first words."""
         protected = [m.span() for m in _INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
         cuts = [
             match.end()
@@ -313,48 +364,58 @@ class Packer:
             if not any(start < match.end() < end for start, end in protected)
         ]
         bounds = [lead, *cuts, unit.end]
+        floor = lead if _MARKUP.fullmatch(self.text, lead, unit.start) else unit.start
         pieces: list[Piece] = []
-        if self._holds_headings(lead, unit) and self.tokens(lead, bounds[1]) > self.budget:
-            # The glued heading and the first sentence do not fit together: the heading
-            # stands alone rather than being cut between its words.
-            bounds[0] = self._line_start(unit.start)
-            pieces.append(self._lead_piece(lead, bounds[0], section))
         current: tuple[int, int, int] | None = None
+        forced = False  # (whether the current piece starts inside a sentence cut between words)
         for start, end in itertools.pairwise(bounds):
             estimate = self.tokens(start, end)
             if current is not None:
                 if self._fits(current[0], end, current[2] + estimate):
                     current = (current[0], end, current[2] + estimate)
                     continue
-                pieces.append(self._piece(current[0], current[1], section))
+                pieces.append(self._piece(current[0], current[1], section, forced_split=forced))
                 current = None
             if estimate <= self.budget:
-                current = (start, end, estimate)
-            else:
-                pieces += self._split_words(start, end, section)
+                current, forced = (start, end, estimate), False
+            else:  # (the sentence's last part may take the sentences after it)
+                *cut, rest = self._split_words(start, end, section, max(start, floor))
+                pieces += cut
+                current, forced = (rest.start, rest.end, self.tokens(rest.start, rest.end)), True
         if current is not None:
-            pieces.append(self._piece(current[0], current[1], section))
+            pieces.append(self._piece(current[0], current[1], section, forced_split=forced))
         return pieces
 
     def _lead_piece(self, start: int, end: int, section: Section) -> Piece:
-        """Headings set apart from what follows them; one larger than the budget is kept whole
-        (a heading cut in two is no heading) and flagged."""
+        """What leads a block (headings, a lead-in) set apart from it, when not even a word of
+        the block fits with it; one larger than the budget is kept whole (a heading cut in two
+        is no heading) and flagged."""
         too_large = self.tokens(start, end) > self.budget
         reason = "block_integrity" if too_large else ""
         return self._piece(start, end, section, oversize_reason=reason)
 
-    def _split_words(self, start: int, end: int, section: Section) -> list[Piece]:
-        """Cut a sentence too large for the budget at the last word gap that fits, repeatedly."""
+    def _split_words(self, start: int, end: int, section: Section, floor: int) -> list[Piece]:
+        """Cut a sentence too large for the budget at the last word gap that fits (else the last
+        character), repeatedly. The text before `floor` (what leads the sentence) is never cut:
+        it stands alone only when not even a character more fits with it."""
         pieces: list[Piece] = []
         while start < end:
             if self.tokens(start, end) <= self.budget:
                 pieces.append(self._piece(start, end, section, forced_split=True))
                 break
-            gaps = [m.end() for m in _WORD_GAP.finditer(self.text, start + 1, end)]
+            if start < floor and _MARKUP.fullmatch(self.text, start, floor):
+                floor = start  # (container markup alone leads it: it is cut as any text)
+            after = max(start, floor) + 1
+            gaps = [m.end() for m in _WORD_GAP.finditer(self.text, after, end)]
             cut = self._last_fitting(start, gaps)
             if cut is None:
-                cut = self._last_fitting(start, range(start + 1, end)) or start + 1
-            pieces.append(self._piece(start, cut, section, forced_split=True))
+                cut = self._last_fitting(start, range(after, end))
+            if cut is None and start < floor:
+                cut = self._line_start(floor)
+                pieces.append(self._lead_piece(start, cut, section))
+            else:
+                cut = cut or after
+                pieces.append(self._piece(start, cut, section, forced_split=True))
             start = cut
         return pieces
 
@@ -457,12 +518,14 @@ class Packer:
 
     def _trim(self, piece: Piece) -> Piece | None:
         """The piece without whitespace at its edges, but for the indentation of its first line
-        (a list nested in an item: without it, the items after the first re-nest under it)."""
+        when under four columns (a list nested in an item: without it, the items after the
+        first re-nest under it; with four or more, the line would read as code)."""
         start, end = piece.start, piece.end
         while start < end and self.text[start].isspace():
             start += 1
         line = self.text.rfind("\n", 0, start) + 1
-        if piece.start <= line < start < end and not self.text[line:start].strip(" "):
+        if piece.start <= line < start < end and start - line < 4 and not (
+                self.text[line:start].strip(" ")):
             start = line
         while end > start and self.text[end - 1].isspace():
             end -= 1
@@ -579,19 +642,6 @@ def last_piece_start(text: str, start: int, end: int) -> int | None:
     return at if at > start else None
 
 
-def _indent(text: str, offset: int) -> int:
-    """How far `offset` is indented in its line, as a reader counts it: the widest of the runs
-    before, between and after the line's quote markers (each marker takes one space after it);
-    four columns or more make code."""
-    line = text.rfind("\n", 0, offset) + 1
-    prefix = text[line:offset]
-    marker = prefix.rfind(">")
-    if marker < 0 or prefix[:marker].strip(" >"):
-        return len(prefix)
-    runs = prefix.split(">")
-    return max(len(runs[0]), *(len(run) - run.startswith(" ") for run in runs[1:]))
-
-
 def first_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
     """The first candidate that passes `test`, when every later one passes too (a binary
     search: a span's token count only shrinks as its start moves right)."""
@@ -606,13 +656,18 @@ def last_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | N
     return candidates[at - 1] if at else None
 
 
-def _glue_headings(units: Sequence[Block]) -> list[list[Block]]:
-    """Group blocks so that each heading stays with the block after it."""
+def _glue_leads(units: Sequence[Block], within: Block | None) -> list[list[Block]]:
+    """Group blocks so that what leads a block stays with it: a heading with the block after
+    it, and in a list item (`within`) a paragraph right before a nested list, the item's
+    lead-in (`- Markup:` and the list of markup changes)."""
     groups: list[list[Block]] = []
     pending: list[Block] = []
-    for unit in units:
+    in_item = within is not None and within.kind == "item"
+    for unit, following in itertools.zip_longest(units, units[1:]):
         pending.append(unit)
-        if unit.kind != "heading":
+        lead_in = in_item and unit.kind == "paragraph" and following is not None and (
+            following.kind == "list")
+        if unit.kind != "heading" and not lead_in:
             groups.append(pending)
             pending = []
     if pending:

@@ -25,6 +25,9 @@ PAGES: dict[str, str] = {
         '<h2 id="a b&amp;c">Spaces and amp</h2>\n\n<p>Body three.</p>\n'
     ),
     "deep-html-list": "# Deep\n\n" + "<ul><li>" * 3000 + "deepest\n",
+    # Text at every level: past the nesting mdchunk follows, the rest is one paragraph.
+    "deep-html-list-items": "# Deep\n\n" + "".join(f"<ul><li>item {i} " for i in range(3000))
+    + "deepest\n",
     "deep-html-quote": "# Deep\n\n" + "<blockquote>" * 3000 + "deepest\n",
     "deep-html-mixed": "# Deep\n\n" + "<div><ol><li><blockquote><p><em>" * 1000 + "deepest\n",
     "deep-md-quote": "# Deep\n\n" + "> " * 2000 + "deepest quote\n",

@@ -26,6 +26,7 @@ from mdchunk.profiles.native import native_records
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,
+    check_headings,
     check_offsets,
     check_tokens,
     count_tokens,
@@ -113,6 +114,7 @@ def check_page(html: str) -> list[dict[str, Any]]:
     check_chain(records)
     check_offsets(records, result.markdown)
     check_atomic_blocks(records, result.markdown)
+    check_headings(records, result.markdown, MAX_TOKENS)
     # `<![CDATA[` outside SVG/MathML is a bogus comment up to the next `>`: it can eat a
     # `<script` and show its content as text, in browsers too (corpus/cdata-eats-script.html).
     scripts_intact = "<![CDATA[" not in html

@@ -21,6 +21,7 @@ from tests.hostile.pages import EMPTY, LONG_PARAGRAPH, PAGES
 from tests.invariants import Index, check_index
 
 MAX_TOKENS = 512
+ATOMIC = {"code_block_integrity", "table_integrity", "equation_integrity"}
 Build = Callable[[str], Path]
 
 
@@ -106,6 +107,14 @@ def _deep(records: list[dict[str, Any]]) -> None:
 
 for _name in ("deep-html-list", "deep-html-quote", "deep-html-mixed"):
     expect(_name)(_deep)
+
+
+@expect("deep-html-list-items")
+def _(records: list[dict[str, Any]]) -> None:
+    _deep(records)
+    text = " ".join(record["originalText"] for record in records)
+    assert re.findall(r"item (\d+)", text) == [str(i) for i in range(3000)]  # all, in order
+    assert len(records) > 10  # (cut between items, at any depth, then between words)
 
 
 @expect("deep-md-quote")
@@ -205,6 +214,10 @@ def test_hostile_page(build: Build, name: str) -> None:
     index = Index.load(site)
     SITES["current"] = site
     check_index(index, max_tokens=MAX_TOKENS)
+    for record in index.records:  # only what cannot be cut exceeds the budget
+        if record["tokenStats"]["embedTokens"] > MAX_TOKENS:
+            assert record["flags"]["oversizeReason"] in ATOMIC, record["id"]
+            assert set(record["blockTypes"]) - {"heading"} in ({"code"}, {"table"}, {"math"})
     EXPECTATIONS[name](index.records)
 
 
