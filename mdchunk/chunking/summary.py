@@ -62,9 +62,9 @@ def page_summary(page: ParsedPage) -> str:
             continue
         if version_level or block.kind != "paragraph" or not block.prose:
             continue
-        text = plain_text(page.markdown[block.start:block.end])
+        text = _paragraph_text(page.markdown[block.start:block.end])
         if text and not _is_version_label(text):
-            return summary_of(text)
+            return _summary_of(text)
     return ""
 
 
@@ -87,7 +87,7 @@ def _is_version_label(text: str) -> bool:
     return len(text.split()) <= _LABEL_WORDS and is_version_title(text)
 
 
-def plain_text(markdown: str) -> str:
+def _paragraph_text(markdown: str) -> str:
     """A paragraph's Markdown as text on one line: links and emphasis as their text, images and
     footnote references left out, code spans kept."""
     for pattern, replacement in _INLINE:
@@ -95,7 +95,7 @@ def plain_text(markdown: str) -> str:
     return " ".join(markdown.split())
 
 
-def summary_of(text: str) -> str:
+def _summary_of(text: str) -> str:
     """The first sentence of `text`, and the next ones while it is short (`_SHORT_SENTENCE`),
     within `SUMMARY_CHARACTERS`; a first sentence longer than that is cut between words."""
     ends = _sentence_ends(text)
