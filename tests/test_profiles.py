@@ -23,7 +23,7 @@ from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
 from mdchunk.outputs import formats as output_module
-from mdchunk.outputs.formats import write_profiles
+from mdchunk.outputs.formats import page_records, write_records
 from mdchunk.profiles import (
     PROFILES,
     ChunkMetrics,
@@ -33,6 +33,7 @@ from mdchunk.profiles import (
     ProfileSettings,
     SemanticChunk,
     adr_records,
+    check_formats,
     chunk_type,
     docsearch_records,
     file_doc_name,
@@ -763,7 +764,19 @@ def test_every_profile_agrees_with_native(example_pages: tuple[Path, list[PageCh
     assert checked == sum(len(page.chunks) for page in pages)
 
 
-# -- write_profiles --------------------------------------------------------------------------
+# -- writing the formats ---------------------------------------------------------------------
+
+
+def write_profiles(site_dir: Path, pages: list[PageChunks], formats: list[str], *,
+                   output: str = "chunks.jsonl", language: str | None = None) -> dict[str, Path]:
+    """Every selected format of `pages` written into `site_dir` the way a build writes them: each
+    page's records (`page_records`), then the files
+    (`write_records`)."""
+    merged: dict[str, list[Any]] = {name: [] for name in check_formats(formats)}
+    for page in pages:
+        for name, records in page_records(page, formats, language=language).items():
+            merged[name].extend(records)
+    return write_records(site_dir, merged, output=output)
 
 TARGETS = {"native": "chunks.jsonl", "files": "chunks", "hepilot": "chunks.hepilot.jsonl",
            "semantic": "chunks.semantic.jsonl", "flat": "chunks.flat.jsonl",

@@ -689,15 +689,6 @@ def _joined(left: Piece, right: Piece) -> Piece:
     )
 
 
-def _is_within(section: Section, ancestor: Section) -> bool:
-    node: Section | None = section
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
-
-
 def _split_ancestor(section: Section, split_level: int) -> Section:
     """The nearest section at or above the split level that contains `section`."""
     node = section
