@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput, parse_html
-from mdchunk.chunking.embed import link_text
+from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.model import Block
 from mdchunk.options import BOUNDED_FIELDS
 from tests.invariants import (
@@ -244,7 +244,7 @@ def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> No
 
 
 def _text_budget(c: Chunk, blocks: Sequence[Block], max_tokens: int) -> int:
-    embedded = link_text(c.text)
+    embedded = links_as_text(c.text)
     assert c.embed_text.endswith("\n\n" + embedded)
     context = count_tokens(c.embed_text[: len(c.embed_text) - len(embedded)])
     for block in blocks:  # the headings the chunk starts with, after its own
@@ -534,8 +534,8 @@ def test_links_read_as_their_text_in_embed_text_by_default() -> None:
     ("~~~\n[a](b)\n~~~\n[c](d)", "~~~\n[a](b)\n~~~\nc"),
     ("```js `x`\n[a](b)", "```js `x`\na"),  # (backticks after ``` open no fence)
 ])
-def test_link_text(markdown_text: str, expected: str) -> None:
-    assert link_text(markdown_text) == expected
+def test_links_as_text(markdown_text: str, expected: str) -> None:
+    assert links_as_text(markdown_text) == expected
 
 
 def test_record_fields_follow_seed_002() -> None:

@@ -22,6 +22,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
+from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.outputs import formats as output_module
 from mdchunk.outputs.formats import page_records, write_records
 from mdchunk.profiles import (
@@ -42,7 +43,6 @@ from mdchunk.profiles import (
     hepilot_records,
     hepilot_schema,
     markdown_chunker_records,
-    plain_text,
     semantic_chunks,
     semantic_records,
     to_flat,
@@ -681,8 +681,8 @@ def test_adr_fallbacks_and_chroma_values(example_pages: tuple[Path, list[PageChu
     ("$$\ne = mc^2\n$$", "e = mc^2"),
     ("snake_case_name and 2 * 3 * 4", "snake_case_name and 2 * 3 * 4"),
 ])
-def test_plain_text(markdown: str, expected: str) -> None:
-    assert plain_text(markdown, skip_heading=True) == expected
+def test_markdown_to_text(markdown: str, expected: str) -> None:
+    assert markdown_to_text(markdown, skip_heading=True) == expected
 
 
 def test_docsearch_records(example_pages: tuple[Path, list[PageChunks]]) -> None:
@@ -757,7 +757,7 @@ def test_every_profile_agrees_with_native(example_pages: tuple[Path, list[PageCh
             assert by_profile["adr"][number]["text"] == text
             docsearch = by_profile["docsearch"][number]
             assert docsearch["objectID"] == record["id"]
-            assert docsearch["content"] == (plain_text(
+            assert docsearch["content"] == (markdown_to_text(
                 text, skip_heading=text.startswith("#" * (record["headerDepths"] or [0])[-1]
                                                    + " ")) or None)
             checked += 1

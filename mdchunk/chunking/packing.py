@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from mdchunk.chunking.adaptive import complexity
+from mdchunk.chunking.markdown_text import INLINE_ATOM
 from mdchunk.chunking.tree import Section
 from mdchunk.model import ATOMIC_REASONS, Block
 from mdchunk.options import ChunkOptions
@@ -46,8 +47,6 @@ _HEADING = re.compile(r"#{1,6}(?: |$)")
 # Container markup between blocks: line breaks, indentation, quote markers, list and definition
 # markers.
 _MARKUP = re.compile(r"(?:[ \n>]|[-+*:] |\d{1,9}[.)] )*")
-# Inline code spans and inline equations: a sentence end inside them is not one.
-_INLINE_ATOM = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)|\$[^$\n]+\$", re.S)
 CONTEXT_INTEGRITY = "context_integrity"
 """The oversize reason of a chunk over its budget because its context line took more than half
 of the budget (the text kept the other half)."""
@@ -357,7 +356,7 @@ class Packer:
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
         """Cut running text between sentences, and a sentence too large between words; what
         leads the unit (from `lead` on: headings, a lead-in) goes with its first words."""
-        protected = [m.span() for m in _INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
+        protected = [m.span() for m in INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
         cuts = [
             match.end()
             for match in _SENTENCE_END.finditer(self.text, unit.start, unit.end)

@@ -1,0 +1,160 @@
+"""Text read back from the page Markdown that mdchunk writes: one rule for each thing its users
+ask of it.
+
+- `INLINE_ATOM`: an inline code span or an inline equation, whose inside is not running text (no
+  sentence ends there; the plain text keeps what is inside, without the delimiters).
+- `links_as_text`: the Markdown with each inline link written as its text and each image as
+  its alt text, code left as it is (the embed text, `embed_links: text`).
+- `markdown_to_text`: the Markdown as plain text on one line, without its syntax (the
+  `docsearch` and `pagefind` records' `content`).
+
+The sentence rule (where running text may be cut, and where a summary ends) is
+`mdchunk.chunking.sentences`.
+"""
+
+from __future__ import annotations
+
+import re
+
+INLINE_ATOM = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)|\$([^$\n]+)\$", re.S)
+"""An inline code span (group 2: its code, `_unpadded` for the code alone) or an inline equation
+(group 3: its TeX)."""
+
+# A fenced code block's opening or closing line: indentation and quote markers, then three or
+# more backticks or tildes.
+_FENCE = re.compile(r"[ \t>]*(`{3,}|~{3,})")
+# What `links_as_text` rewrites, and what it leaves alone: an inline code span (kept as it is:
+# `[a](b)` in code is code), or an inline link or image: its text (escapes and code spans
+# allowed, no unescaped bracket), its destination (in angle brackets, or without spaces, with
+# balanced parentheses) and an optional title.
+_LINK_OR_CODE = re.compile(
+    r"(?P<code>(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))"
+    r"|(?<!\\)!?\[(?P<label>(?:\\.|`[^`\n]*`|[^\\\[\]`\n])*)\]"
+    r"\((?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)"
+    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)""",
+    re.S)
+
+# What `markdown_to_text` takes out of a line: container markup (quote markers, indentation),
+# list, task, footnote-definition and definition markers, fences, headings' marks, a table's
+# delimiter row and cell borders; and inline: images, links, footnote references, emphasis.
+_CONTAINER = re.compile(r"^((?:[ \t]*>[ \t]?)*[ \t]*)(.*)$")
+_FENCE_MARK = re.compile(r"(`{3,}|~{3,})")
+_HEADING = re.compile(r"#{1,6} ")
+_DELIMITER_ROW = re.compile(r"\|(?:\s*:?-+:?\s*\|)+\s*$")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+_MARKERS = re.compile(r"^(?:(?:[-*+]|\d+\.)[ \t]+|\[[ xX]\][ \t]+|\[\^[^\]]+\]:[ \t]*|:[ \t]+)+")
+_IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)\s]*\)")
+_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)\s]*\)")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
+_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1")
+
+
+def links_as_text(markdown: str) -> str:
+    """`markdown` with each inline link written as its text and each image as its alt text,
+    outside code (fenced blocks and inline code spans are left as they are). An image inside a
+    link's text becomes its alt text first, then the link its text. Reference links, autolinks
+    and raw HTML are left as they are."""
+    if "](" not in markdown:
+        return markdown
+    out: list[str] = []
+    fence = ""
+    prose: list[str] = []
+    for line in markdown.splitlines(keepends=True):
+        opening = _FENCE.match(line)
+        if fence:
+            out.append(line)
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(
+                    fence) and not line[opening.end():].strip():
+                fence = ""
+            continue
+        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end():]):
+            out.append(_prose_links_as_text("".join(prose)))
+            prose = []
+            out.append(line)
+            fence = opening.group(1)
+            continue
+        prose.append(line)
+    out.append(_prose_links_as_text("".join(prose)))
+    return "".join(out)
+
+
+def _prose_links_as_text(prose: str) -> str:
+    """Links and images of `prose` (no fenced code in it) as their text, code spans kept."""
+    while "](" in prose:
+        rewritten = _LINK_OR_CODE.sub(
+            lambda found: found.group("code") or found.group("label"), prose)
+        if rewritten == prose:
+            break
+        prose = rewritten
+    return prose
+
+
+def markdown_to_text(markdown: str, *, skip_heading: bool = False) -> str:
+    """mdchunk's Markdown as plain text on one line: no fences, heading marks, emphasis marks,
+    link targets, list or quote marks, table pipes; code and math without their delimiters.
+
+    Arguments:
+        markdown: A span of the page Markdown (a chunk's text, a section's).
+        skip_heading: Leave out the first line when it is a heading.
+    """
+    words: list[str] = []
+    fence: tuple[int, str] | None = None  # width of the fence's line prefix, and its marker
+    for number, line in enumerate(markdown.split("\n")):
+        if fence is not None:
+            width, marker = fence
+            body = line[width:].strip()
+            if body.startswith(marker) and not body.strip(marker[0]):
+                fence = None
+            else:
+                words.append(body)
+            continue
+        match = _CONTAINER.match(line)
+        body = _MARKERS.sub("", match.group(2)) if match else line
+        opening = _FENCE_MARK.match(body)
+        if opening:
+            fence = (len(line) - len(body), opening.group(1))
+        elif body.strip() == "$$" or _DELIMITER_ROW.match(body):
+            pass
+        elif _HEADING.match(body):
+            if not (skip_heading and number == 0):
+                words.append(_inline_text(body.lstrip("#")))
+        elif body.startswith("|"):
+            cells = _CELL_BORDER.split(body.strip().strip("|"))
+            words.append(" ".join(_inline_text(cell.replace("\\|", "|")) for cell in cells))
+        else:
+            words.append(_inline_text(body))
+    return " ".join(" ".join(words).split())
+
+
+def _inline_text(text: str) -> str:
+    """Inline Markdown as text: images and links become their text, code and math lose their
+    delimiters, emphasis its marks, footnote references disappear."""
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _FOOTNOTE_REF.sub("", text)
+    parts: list[str] = []
+    position = 0
+    for atom in INLINE_ATOM.finditer(text):
+        parts.append(_without_emphasis(text[position : atom.start()]))
+        parts.append(_unpadded(atom.group(2)) if atom.group(1) else atom.group(3))
+        position = atom.end()
+    parts.append(_without_emphasis(text[position:]))
+    return "".join(parts)
+
+
+def _unpadded(code: str) -> str:
+    """A code span's code without a space that pads it on either side (one at most on each,
+    and never the last character)."""
+    if len(code) > 1 and code[0] == " ":
+        code = code[1:]
+    if len(code) > 1 and code[-1] == " ":
+        code = code[:-1]
+    return code
+
+
+def _without_emphasis(text: str) -> str:
+    """Text without `**`, `*` and `~~` pairs, nested ones too."""
+    previous = None
+    while previous != text:
+        previous, text = text, _EMPHASIS.sub(r"\2", text)
+    return text
