@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections.abc import Sequence
 from unittest import mock
@@ -16,6 +17,7 @@ from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageI
 from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.model import Block
 from mdchunk.options import BOUNDED_FIELDS
+from tests.conftest import SiteBuilder
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,
@@ -556,3 +558,18 @@ def test_record_fields_follow_seed_002() -> None:
     assert set(second["metadata"]) >= {"sourceFile", "processedAt", "chunkingOptions",
                                        "pipeline"}
     assert isinstance(result.chunks[1], Chunk)
+
+
+def test_running_text_is_cut_after_sentences_not_after_abbreviations(make_site: SiteBuilder
+                                                                     ) -> None:
+    """A paragraph larger than the budget is cut between sentences; a full stop that closes an
+    abbreviation (`e.g.`) or an initial (`J.`) ends no sentence, so no chunk ends there (the
+    page summary in `llms.txt` follows the same rule)."""
+    sentence = "Pick a tool, e.g. a hammer or a saw, from the shelf that J. Doe keeps in order. "
+    site = make_site({"index.md": f"# Tools\n\n{sentence * 24}\n"},
+                     plugin={"max_tokens": 60, "min_tokens": 0})
+    lines = (site / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+    texts = [json.loads(line)["originalText"] for line in lines]
+    assert len(texts) > 4
+    assert all(text.endswith("keeps in order.") for text in texts), texts
+    assert f"(index.md): {sentence.strip()} (" in (site / "llms.txt").read_text(encoding="utf-8")

@@ -1,15 +1,14 @@
 """Text read back from the page Markdown that mdchunk writes: one rule for each thing its users
 ask of it.
 
+- `sentence_ends`: where the sentences of running text end (packing cuts a paragraph there,
+  the page summary ends there).
 - `INLINE_ATOM`: an inline code span or an inline equation, whose inside is not running text (no
   sentence ends there; the plain text keeps what is inside, without the delimiters).
 - `links_as_text`: the Markdown with each inline link written as its text and each image as
   its alt text, code left as it is (the embed text, `embed_links: text`).
 - `markdown_to_text`: the Markdown as plain text on one line, without its syntax (the
   `docsearch` and `pagefind` records' `content`).
-
-The sentence rule (where running text may be cut, and where a summary ends) is
-`mdchunk.chunking.sentences`.
 """
 
 from __future__ import annotations
@@ -19,6 +18,13 @@ import re
 INLINE_ATOM = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)|\$([^$\n]+)\$", re.S)
 """An inline code span (group 2: its code, `_unpadded` for the code alone) or an inline equation
 (group 3: its TeX)."""
+SENTENCE_END = re.compile(
+    r"""[.!?]['"\u2019\u201d)\]]*(?=\s|$)"""  # . ! ? then closing quotes or brackets, then a space
+    r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*""")  # CJK full stops: no space
+"""The end of a sentence, unless an abbreviation or an initial closes there (`sentence_ends`)."""
+ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "incl"})
+"""Words whose full stop ends no sentence (lowercase, without that full stop)."""
+_OPENERS = "([{\"'\u2018\u201c"
 
 # A fenced code block's opening or closing line: indentation and quote markers, then three or
 # more backticks or tildes.
@@ -47,6 +53,35 @@ _IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)\s]*\)")
 _LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)\s]*\)")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
 _EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1")
+
+
+def sentence_ends(text: str, start: int = 0, end: int | None = None) -> list[int]:
+    """Where the sentences of `text[start:end]` end, right after their closing mark (and the
+    quotes or brackets that close with it): at each `SENTENCE_END` outside code spans and
+    inline equations (`INLINE_ATOM`) that does not close an abbreviation (`e.g.`, `etc.`) or
+    an initial (`J.`). The end of the text is not one unless a sentence ends there."""
+    stop = len(text) if end is None else end
+    atoms = [found.span() for found in INLINE_ATOM.finditer(text, start, stop)]
+    ends: list[int] = []
+    for found in SENTENCE_END.finditer(text, start, stop):
+        mark = found.start()
+        if any(first < mark < last for first, last in atoms):
+            continue
+        if text[mark] == "." and _closes_abbreviation(text, start, mark):
+            continue
+        ends.append(found.end())
+    return ends
+
+
+def _closes_abbreviation(text: str, start: int, dot: int) -> bool:
+    """Whether the full stop at `dot` closes an abbreviation or an initial: the word before it
+    (from the last whitespace on, opening quotes and brackets left out) is in `ABBREVIATIONS`, or
+    is a single letter."""
+    begin = dot
+    while begin > start and not text[begin - 1].isspace():
+        begin -= 1
+    word = text[begin:dot].lstrip(_OPENERS).lower()
+    return word in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 def links_as_text(markdown: str) -> str:

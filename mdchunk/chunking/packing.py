@@ -30,18 +30,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from mdchunk.chunking.adaptive import complexity
-from mdchunk.chunking.markdown_text import INLINE_ATOM
+from mdchunk.chunking.markdown_text import sentence_ends
 from mdchunk.chunking.tree import Section
 from mdchunk.model import ATOMIC_REASONS, Block
 from mdchunk.options import ChunkOptions
 from mdchunk.tokens import TokenCounter
 
-# A sentence ends with . ! ? (or the CJK full stops), optional closing quotes or brackets, then
-# whitespace; the CJK marks need no whitespace after them.
-_SENTENCE_END = re.compile(
-    r"""(?:[.!?]['"\u2019\u201d)\]]*\s+"""  # . ! ? then closers, then whitespace
-    r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*\s*)(?=\S)"""  # CJK full stops
-)
 _WORD_GAP = re.compile(r"\s+")
 _HEADING = re.compile(r"#{1,6}(?: |$)")
 # Container markup between blocks: line breaks, indentation, quote markers, list and definition
@@ -356,13 +350,7 @@ class Packer:
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
         """Cut running text between sentences, and a sentence too large between words; what
         leads the unit (from `lead` on: headings, a lead-in) goes with its first words."""
-        protected = [m.span() for m in INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
-        cuts = [
-            match.end()
-            for match in _SENTENCE_END.finditer(self.text, unit.start, unit.end)
-            if not any(start < match.end() < end for start, end in protected)
-        ]
-        bounds = [lead, *cuts, unit.end]
+        bounds = [lead, *self._sentence_starts(unit), unit.end]
         floor = lead if _MARKUP.fullmatch(self.text, lead, unit.start) else unit.start
         pieces: list[Piece] = []
         current: tuple[int, int, int] | None = None
@@ -384,6 +372,18 @@ class Packer:
         if current is not None:
             pieces.append(self._piece(current[0], current[1], section, forced_split=forced))
         return pieces
+
+    def _sentence_starts(self, unit: Block) -> list[int]:
+        """Where each sentence of `unit` after its first starts: past the end of the one before
+        (`sentence_ends`) and the whitespace after it."""
+        starts = []
+        for end in sentence_ends(self.text, unit.start, unit.end):
+            start = end
+            while start < unit.end and self.text[start].isspace():
+                start += 1
+            if start < unit.end:
+                starts.append(start)
+        return starts
 
     def _lead_piece(self, start: int, end: int, section: Section) -> Piece:
         """What leads a block (headings, a lead-in) set apart from it, when not even a word of

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from mdchunk.chunking.markdown_text import sentence_ends
 from mdchunk.model import ParsedPage
 
 SUMMARY_CHARACTERS = 240
@@ -48,8 +49,6 @@ _INLINE = (
 )
 """Markdown's inline syntax in a paragraph the renderer wrote, and what of it stays: code spans
 stay as they are (`mkdocs.yml`), links and emphasis become their text."""
-_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\u3002\uff01\uff1f]")  # and CJK full stops
-_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "incl"})
 
 
 def page_summary(page: ParsedPage) -> str:
@@ -98,7 +97,9 @@ def _paragraph_text(markdown: str) -> str:
 def _summary_of(text: str) -> str:
     """The first sentence of `text`, and the next ones while it is short (`_SHORT_SENTENCE`),
     within `SUMMARY_CHARACTERS`; a first sentence longer than that is cut between words."""
-    ends = _sentence_ends(text)
+    ends = sentence_ends(text)
+    if not ends or ends[-1] != len(text):
+        ends.append(len(text))
     summary = text[:ends[0]]
     for end in ends[1:]:
         if len(summary) >= _SHORT_SENTENCE or end > SUMMARY_CHARACTERS:
@@ -108,14 +109,3 @@ def _summary_of(text: str) -> str:
         return summary
     return summary[:SUMMARY_CHARACTERS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
-
-def _sentence_ends(text: str) -> list[int]:
-    """Where each sentence of `text` ends: after each sentence end that does not close an
-    abbreviation or an initial (`e.g.`, `J.`), and at the end of the text."""
-    ends = []
-    for end in _SENTENCE_END.finditer(text):
-        word = text[:end.start()].rsplit(" ", 1)[-1].lower()
-        if end.group() == "." and (word in _ABBREVIATIONS or len(word.strip("(")) == 1):
-            continue
-        ends.append(end.end())
-    return ends if ends and ends[-1] == len(text) else [*ends, len(text)]
