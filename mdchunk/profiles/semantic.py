@@ -290,8 +290,9 @@ def natural_language(chunk: Chunk, settings: ProfileSettings | None = None) -> s
     return front_matter_text(chunk, "language", "lang") or site or UNKNOWN_LANGUAGE
 
 
-def code_language(chunk: Chunk) -> str | None:
-    """The language when everything but the headings is code in one named language."""
+def code_only_language(chunk: Chunk) -> str | None:
+    """The language of a chunk that holds nothing but code (and headings) in one named
+    language, else None."""
     kinds = set(chunk.block_types) - {"heading"}
     languages = set(chunk.features.code_languages)
     if kinds == {"code"} and len(languages) == 1 and "" not in languages:
@@ -325,7 +326,7 @@ def _semantic(chunk: Chunk, settings: ProfileSettings | None, block_index: int) 
     for neighbour in (chunk.prev_id, chunk.next_id):
         if neighbour is not None:
             links.append(f"related:{as_uuid4(str(uuid.uuid5(UUID_NAMESPACE, neighbour)))}")
-    code = code_language(chunk)
+    code = code_only_language(chunk)
     block_id = as_uuid4(str(uuid.uuid5(UUID_NAMESPACE, block_key(chunk))))
     return SemanticChunk(
         uuid=as_uuid4(chunk.uuid),
