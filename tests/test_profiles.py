@@ -672,13 +672,16 @@ def test_adr_fallbacks_and_chroma_values(example_pages: tuple[Path, list[PageChu
 
 @pytest.mark.parametrize(("markdown", "expected"), [
     ("## Title\n\nSome **bold**, *em* and ~~gone~~ text.", "Some bold, em and gone text."),
-    ("A [link](https://x.org/a_(b%29) and ![alt text](img.png).", "A link and alt text."),
+    ("A [link](https://x.org/a_%28b%29) and ![alt text](img.png).", "A link and alt text."),
+    ('A [*linked* `code`](u "title") \\_escaped\\_ and __strong__.',
+     "A linked code _escaped_ and strong."),
     ("Call `f(*args)` with $x_1$ now[^1].", "Call f(*args) with x_1 now."),
     ("```python\nprint('**not emphasis**')\n```", "print('**not emphasis**')"),
     ("- item one\n- [ ] task\n    1. nested", "item one task nested"),
     ("> **Note**\n>\n> quoted `code`", "Note quoted code"),
     ("| a | b\\|c |\n| --- | --- |\n| 1 | 2 |", "a b|c 1 2"),
     ("$$\ne = mc^2\n$$", "e = mc^2"),
+    ("> $$\n> a *b* \\\\ c\n> $$\n>\n> After it.", "a *b* \\\\ c After it."),
     ("snake_case_name and 2 * 3 * 4", "snake_case_name and 2 * 3 * 4"),
 ])
 def test_markdown_to_text(markdown: str, expected: str) -> None:

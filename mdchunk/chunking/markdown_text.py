@@ -7,6 +7,8 @@ ask of it.
   sentence ends there; the plain text keeps what is inside, without the delimiters).
 - `links_as_text`: the Markdown with each inline link written as its text and each image as
   its alt text, code left as it is (the embed text, `embed_links: text`).
+- `inline_text`: running text without its inline syntax: links and images as their text,
+  no footnote references, emphasis marks or escapes (the page summary keeps code spans whole).
 - `markdown_to_text`: the Markdown as plain text on one line, without its syntax (the
   `docsearch` and `pagefind` records' `content`).
 """
@@ -42,17 +44,22 @@ _LINK_OR_CODE = re.compile(
 
 # What `markdown_to_text` takes out of a line: container markup (quote markers, indentation),
 # list, task, footnote-definition and definition markers, fences, headings' marks, a table's
-# delimiter row and cell borders; and inline: images, links, footnote references, emphasis.
+# delimiter row and cell borders.
 _CONTAINER = re.compile(r"^((?:[ \t]*>[ \t]?)*[ \t]*)(.*)$")
 _FENCE_MARK = re.compile(r"(`{3,}|~{3,})")
 _HEADING = re.compile(r"#{1,6} ")
 _DELIMITER_ROW = re.compile(r"\|(?:\s*:?-+:?\s*\|)+\s*$")
 _CELL_BORDER = re.compile(r"(?<!\\)\|")
 _MARKERS = re.compile(r"^(?:(?:[-*+]|\d+\.)[ \t]+|\[[ xX]\][ \t]+|\[\^[^\]]+\]:[ \t]*|:[ \t]+)+")
-_IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)\s]*\)")
-_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)\s]*\)")
+# What `inline_text` takes out of running text besides links: footnote references, emphasis
+# (`*` and `~~` anywhere, `_` only outside words: `snake_case` is no emphasis; an escaped mark
+# neither opens nor closes), and the backslash of an escape.
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
-_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = (
+    re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=[^\s\\])\1"),
+    re.compile(r"(?<![\w\\])(__|_)(?=\S)(.+?)(?<=[^\s\\])\1(?!\w)"),
+)
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~])")
 
 
 def sentence_ends(text: str, start: int = 0, end: int | None = None) -> list[int]:
@@ -126,14 +133,16 @@ def _prose_links_as_text(prose: str) -> str:
 
 def markdown_to_text(markdown: str, *, skip_heading: bool = False) -> str:
     """mdchunk's Markdown as plain text on one line: no fences, heading marks, emphasis marks,
-    link targets, list or quote marks, table pipes; code and math without their delimiters.
+    link targets, list or quote marks, table pipes; code and math without their delimiters
+    (code blocks and display math as they are, inline syntax and escapes being none there).
 
     Arguments:
         markdown: A span of the page Markdown (a chunk's text, a section's).
         skip_heading: Leave out the first line when it is a heading.
     """
     words: list[str] = []
-    fence: tuple[int, str] | None = None  # width of the fence's line prefix, and its marker
+    fence: tuple[int, str] | None = None  # width of the line prefix of a fence (or of display
+    # math's `$$`: its TeX is kept as it is too), and its marker
     for number, line in enumerate(markdown.split("\n")):
         if fence is not None:
             width, marker = fence
@@ -146,34 +155,37 @@ def markdown_to_text(markdown: str, *, skip_heading: bool = False) -> str:
         match = _CONTAINER.match(line)
         body = _MARKERS.sub("", match.group(2)) if match else line
         opening = _FENCE_MARK.match(body)
-        if opening:
-            fence = (len(line) - len(body), opening.group(1))
-        elif body.strip() == "$$" or _DELIMITER_ROW.match(body):
+        if opening or body.strip() == "$$":
+            fence = (len(line) - len(body), opening.group(1) if opening else "$$")
+        elif _DELIMITER_ROW.match(body):
             pass
         elif _HEADING.match(body):
             if not (skip_heading and number == 0):
-                words.append(_inline_text(body.lstrip("#")))
+                words.append(inline_text(body.lstrip("#")))
         elif body.startswith("|"):
             cells = _CELL_BORDER.split(body.strip().strip("|"))
-            words.append(" ".join(_inline_text(cell.replace("\\|", "|")) for cell in cells))
+            words.append(" ".join(inline_text(cell.replace("\\|", "|")) for cell in cells))
         else:
-            words.append(_inline_text(body))
+            words.append(inline_text(body))
     return " ".join(" ".join(words).split())
 
 
-def _inline_text(text: str) -> str:
-    """Inline Markdown as text: images and links become their text, code and math lose their
-    delimiters, emphasis its marks, footnote references disappear."""
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    text = _FOOTNOTE_REF.sub("", text)
+def inline_text(markdown: str, *, code_spans: bool = False) -> str:
+    """Running text without its inline syntax: links as their text and images as their alt
+    text (`links_as_text`), footnote references left out, emphasis marks (nested ones too) and
+    the backslashes of escapes taken out; code spans and inline math lose their delimiters, or
+    with `code_spans` stay whole (a summary in `llms.txt`, which is Markdown)."""
+    text = _FOOTNOTE_REF.sub("", links_as_text(markdown))
     parts: list[str] = []
     position = 0
     for atom in INLINE_ATOM.finditer(text):
-        parts.append(_without_emphasis(text[position : atom.start()]))
-        parts.append(_unpadded(atom.group(2)) if atom.group(1) else atom.group(3))
+        parts.append(_without_marks(text[position : atom.start()]))
+        if code_spans:
+            parts.append(atom.group())
+        else:
+            parts.append(_unpadded(atom.group(2)) if atom.group(1) else atom.group(3))
         position = atom.end()
-    parts.append(_without_emphasis(text[position:]))
+    parts.append(_without_marks(text[position:]))
     return "".join(parts)
 
 
@@ -187,9 +199,12 @@ def _unpadded(code: str) -> str:
     return code
 
 
-def _without_emphasis(text: str) -> str:
-    """Text without `**`, `*` and `~~` pairs, nested ones too."""
+def _without_marks(text: str) -> str:
+    """Text (no code in it) without emphasis marks, nested ones too, and without the backslash
+    of each escape."""
     previous = None
     while previous != text:
-        previous, text = text, _EMPHASIS.sub(r"\2", text)
-    return text
+        previous = text
+        for emphasis in _EMPHASIS:
+            text = emphasis.sub(r"\2", text)
+    return _ESCAPE.sub(r"\1", text)
