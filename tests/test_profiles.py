@@ -49,7 +49,7 @@ from mdchunk.profiles import (
     to_semantic,
 )
 from mdchunk.sites import site_pages
-from tests.conftest import EXAMPLE_SITE, REPO
+from tests.conftest import EXAMPLE_SITE, REPO, SiteBuilder
 from tests.invariants import Index
 from tests.test_packing import CONFIGS, EXTENSIONS
 
@@ -895,3 +895,21 @@ def test_uuid5_text_is_the_standard_uuid5(name: str) -> None:
     from mdchunk.chunk import UUID_NAMESPACE, uuid5_text
 
     assert uuid5_text(name) == str(uuid.uuid5(UUID_NAMESPACE, name))
+
+
+def test_docsearch_content_reads_the_page_as_text(make_site: SiteBuilder) -> None:
+    """The `docsearch` content is the page's text: escaped characters as themselves, a link
+    as its text (brackets in it too), emphasis without its marks in every spelling, code as it
+    is (a bracketed name in code is no link)."""
+    page = """\
+        # Calls
+
+        Pass `f(*args)` or [`g[0]`](https://example.org/g) as *many* or __all__, with
+        `a[i](j)` in code and a literal \\*star\\* and <del>old</del> [RFC 1][rfc].
+
+        [rfc]: https://example.org/rfc
+        """
+    site = make_site({"index.md": page}, plugin={"formats": ["native", "docsearch"]})
+    records = json.loads((site / "docsearch.json").read_text(encoding="utf-8"))
+    assert records[0]["content"] == ("Pass f(*args) or g[0] as many or all, with a[i](j) in code "
+                                     "and a literal *star* and old RFC 1.")
