@@ -50,7 +50,7 @@ from benchmarks.retrieval import (
 )
 from benchmarks.scoring import Retrieved, is_hit, overlap
 from benchmarks.sections import VARIANTS, Heading, Page, Query
-from mdchunk.chunking.embed import link_text
+from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.tokens import load_encoding
 
 METRICS = ("Hit@1", "Hit@5", "MRR@10", "R@5", "Hit@1k", "R@1k")
@@ -133,9 +133,9 @@ def context_variants(corpus: Corpus, encoding: Any) -> dict[str, list[str]]:
                 while top.level > 2 and (up := parent(page, top)) is not None:
                     top = up
                 lines[2] = titles(below(page, top, direct=False))
-            following = link_text(records[index + 1]["originalText"]) if index + 1 < len(
+            following = links_as_text(records[index + 1]["originalText"]) if index + 1 < len(
                 records) else ""
-            before = link_text(records[index - 1]["originalText"]) if index else ""
+            before = links_as_text(records[index - 1]["originalText"]) if index else ""
             texts = [embed, *(context + ("\n" + "; ".join(line) if line else "") + "\n\n" + text
                               for line in lines),
                      embed + "\n\n" + head(following, 64), tail(before, 64) + "\n\n" + embed]
@@ -220,18 +220,19 @@ def report(corpus: Corpus, encoding: Any, sample: int, log: Callable[[str], None
                                               bm25.rank(Chunks(name, texts, mdchunk.items),
                                                         queries))
                            for name, texts in variants.items()}
-        scores[variant].update(links_as_text(others, queries, ranked))
+        scores[variant].update(others_with_links_as_text(others, queries, ranked))
         log(f"{corpus.name} {variant}: done")
     return scores
 
 
-def links_as_text(others: dict[str, Chunks], queries: Sequence[Query],
-                  ranked: dict[str, list[list[int]]]) -> dict[str, dict[str, list[float]]]:
+def others_with_links_as_text(others: dict[str, Chunks], queries: Sequence[Query],
+                              ranked: dict[str, list[list[int]]]
+                              ) -> dict[str, dict[str, list[float]]]:
     """The scores of the other chunkers as chunked, and with their chunks retrieved by their
     text with links as text (the preprocessing of `embed_links: text`, given to them too)."""
     scores = {}
     for name, chunks in others.items():
-        bare = Chunks(name, [link_text(text) for text in chunks.texts], chunks.items)
+        bare = Chunks(name, [links_as_text(text) for text in chunks.texts], chunks.items)
         scores[f"{name} (not mdchunk), as chunked"] = score_chunks(chunks, queries,
                                                                    ranked[name])
         scores[f"{name} (not mdchunk), links as text"] = score_chunks(

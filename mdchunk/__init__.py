@@ -15,7 +15,6 @@ from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
 from mdchunk.model import Block, ParsedPage
 from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
-from mdchunk.outputs.formats import write_profiles
 from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
 from mdchunk.profiles import PROFILES
 from mdchunk.session import BuildSettings, BuildSummary, IndexBuilder
@@ -58,7 +57,6 @@ __all__ = [
     "tiktoken_counter",
     "token_counter",
     "write_jsonl",
-    "write_profiles",
     "write_text",
 ]
 

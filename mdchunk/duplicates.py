@@ -36,7 +36,7 @@ import re
 import struct
 import unicodedata
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal, cast
 
 from mdchunk.errors import OptionError
@@ -206,8 +206,3 @@ class _Kept:
             return None
         return Duplicate(self.sketches[best[1]][0], "near", round(best[0], 3))
 
-
-def count_marks(marks: Mapping[str, Duplicate]) -> tuple[int, int]:
-    """How many of `marks` are exact and near duplicates."""
-    exact = sum(mark.kind == "exact" for mark in marks.values())
-    return exact, len(marks) - exact

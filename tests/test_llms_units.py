@@ -35,6 +35,12 @@ from tests.invariants import count_tokens
      "'admonition-title'>Note</p><p>An aside.</p></div><p>Prose at last.</p>",
      "Prose at last."),
     ("<p>A paragraph without an end</p>", "A paragraph without an end"),
+    ("<p>The command that builds the site and writes all of its outputs is <code>mkdocs build. "
+     "-q</code> on a shell. More.</p>", "The command that builds the site and writes all of "
+     "its outputs is `mkdocs build. -q` on a shell."),  # no sentence ends inside code
+    ("<p>Every page of the site is chunked along its heading tree (see the guide.) Then more "
+     "follows.</p>", "Every page of the site is chunked along its heading tree (see the guide.)"),
+
     ("<dl><dt>size</dt><dd>A definition.</dd></dl><p>Prose at last.</p>", "Prose at last."),
     ("<h1>Only a heading</h1><pre><code>print(1)</code></pre>", ""),
     ("<p>日本語の文です。次の文。</p>", "日本語の文です。次の文。"),

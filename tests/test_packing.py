@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections.abc import Sequence
 from unittest import mock
@@ -13,9 +14,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput, parse_html
-from mdchunk.chunking.embed import link_text
+from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.model import Block
 from mdchunk.options import BOUNDED_FIELDS
+from tests.conftest import SiteBuilder
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,
@@ -244,7 +246,7 @@ def _check_item_boundaries(result: PageChunks, html: str, max_tokens: int) -> No
 
 
 def _text_budget(c: Chunk, blocks: Sequence[Block], max_tokens: int) -> int:
-    embedded = link_text(c.text)
+    embedded = links_as_text(c.text)
     assert c.embed_text.endswith("\n\n" + embedded)
     context = count_tokens(c.embed_text[: len(c.embed_text) - len(embedded)])
     for block in blocks:  # the headings the chunk starts with, after its own
@@ -534,8 +536,8 @@ def test_links_read_as_their_text_in_embed_text_by_default() -> None:
     ("~~~\n[a](b)\n~~~\n[c](d)", "~~~\n[a](b)\n~~~\nc"),
     ("```js `x`\n[a](b)", "```js `x`\na"),  # (backticks after ``` open no fence)
 ])
-def test_link_text(markdown_text: str, expected: str) -> None:
-    assert link_text(markdown_text) == expected
+def test_links_as_text(markdown_text: str, expected: str) -> None:
+    assert links_as_text(markdown_text) == expected
 
 
 def test_record_fields_follow_seed_002() -> None:
@@ -556,3 +558,18 @@ def test_record_fields_follow_seed_002() -> None:
     assert set(second["metadata"]) >= {"sourceFile", "processedAt", "chunkingOptions",
                                        "pipeline"}
     assert isinstance(result.chunks[1], Chunk)
+
+
+def test_running_text_is_cut_after_sentences_not_after_abbreviations(make_site: SiteBuilder
+                                                                     ) -> None:
+    """A paragraph larger than the budget is cut between sentences; a full stop that closes an
+    abbreviation (`e.g.`) or an initial (`J.`) ends no sentence, so no chunk ends there (the
+    page summary in `llms.txt` follows the same rule)."""
+    sentence = "Pick a tool, e.g. a hammer or a saw, from the shelf that J. Doe keeps in order. "
+    site = make_site({"index.md": f"# Tools\n\n{sentence * 24}\n"},
+                     plugin={"max_tokens": 60, "min_tokens": 0})
+    lines = (site / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+    texts = [json.loads(line)["originalText"] for line in lines]
+    assert len(texts) > 4
+    assert all(text.endswith("keeps in order.") for text in texts), texts
+    assert f"(index.md): {sentence.strip()} (" in (site / "llms.txt").read_text(encoding="utf-8")

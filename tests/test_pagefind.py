@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from mdchunk import OptionError
+from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.outputs import pagefind as pagefind_output
 from mdchunk.outputs.pagefind import (
     BUNDLE_ENTRY,
@@ -35,7 +36,7 @@ from mdchunk.outputs.pagefind import (
     write_bundle,
 )
 from mdchunk.outputs.sqlite import search
-from mdchunk.profiles import ProfileSettings, pagefind_records, plain_text
+from mdchunk.profiles import ProfileSettings, pagefind_records
 from mdchunk.profiles.pagefind import sections
 from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
 from tests.test_cli import run
@@ -105,7 +106,7 @@ def test_one_record_per_section_with_its_text_once() -> None:
     assert [record["url"] for record in records] == ["/" + url for url in urls]
     for record, section in zip(records, sections(page.chunks), strict=True):
         span = page.markdown[section[0].char_start:section[-1].char_end]
-        assert record["content"] == plain_text(span)
+        assert record["content"] == markdown_to_text(span)
         assert not any(mark in record["content"] for mark in ("```", "**", "](", "## "))
         assert record["meta"] == {
             "title": section[0].breadcrumb, "page": "Page",
@@ -120,7 +121,7 @@ def test_text_shared_by_overlapping_chunks_is_taken_once() -> None:
     assert any(chunk.flags.has_overlap_previous for chunk in page.chunks)
     for record, section in zip(pagefind_records(page), sections(page.chunks), strict=True):
         span = page.markdown[section[0].char_start:section[-1].char_end]
-        assert record["content"] == plain_text(span)
+        assert record["content"] == markdown_to_text(span)
 
 
 def test_filters_and_language_come_from_front_matter() -> None:

@@ -22,8 +22,9 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
+from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.outputs import formats as output_module
-from mdchunk.outputs.formats import write_profiles
+from mdchunk.outputs.formats import page_records, write_records
 from mdchunk.profiles import (
     PROFILES,
     ChunkMetrics,
@@ -33,6 +34,7 @@ from mdchunk.profiles import (
     ProfileSettings,
     SemanticChunk,
     adr_records,
+    check_formats,
     chunk_type,
     docsearch_records,
     file_doc_name,
@@ -41,14 +43,13 @@ from mdchunk.profiles import (
     hepilot_records,
     hepilot_schema,
     markdown_chunker_records,
-    plain_text,
     semantic_chunks,
     semantic_records,
     to_flat,
     to_semantic,
 )
 from mdchunk.sites import site_pages
-from tests.conftest import EXAMPLE_SITE, REPO
+from tests.conftest import EXAMPLE_SITE, REPO, SiteBuilder
 from tests.invariants import Index
 from tests.test_packing import CONFIGS, EXTENSIONS
 
@@ -671,17 +672,20 @@ def test_adr_fallbacks_and_chroma_values(example_pages: tuple[Path, list[PageChu
 
 @pytest.mark.parametrize(("markdown", "expected"), [
     ("## Title\n\nSome **bold**, *em* and ~~gone~~ text.", "Some bold, em and gone text."),
-    ("A [link](https://x.org/a_(b%29) and ![alt text](img.png).", "A link and alt text."),
+    ("A [link](https://x.org/a_%28b%29) and ![alt text](img.png).", "A link and alt text."),
+    ('A [*linked* `code`](u "title") \\_escaped\\_ and __strong__.',
+     "A linked code _escaped_ and strong."),
     ("Call `f(*args)` with $x_1$ now[^1].", "Call f(*args) with x_1 now."),
     ("```python\nprint('**not emphasis**')\n```", "print('**not emphasis**')"),
     ("- item one\n- [ ] task\n    1. nested", "item one task nested"),
     ("> **Note**\n>\n> quoted `code`", "Note quoted code"),
     ("| a | b\\|c |\n| --- | --- |\n| 1 | 2 |", "a b|c 1 2"),
     ("$$\ne = mc^2\n$$", "e = mc^2"),
+    ("> $$\n> a *b* \\\\ c\n> $$\n>\n> After it.", "a *b* \\\\ c After it."),
     ("snake_case_name and 2 * 3 * 4", "snake_case_name and 2 * 3 * 4"),
 ])
-def test_plain_text(markdown: str, expected: str) -> None:
-    assert plain_text(markdown, skip_heading=True) == expected
+def test_markdown_to_text(markdown: str, expected: str) -> None:
+    assert markdown_to_text(markdown, skip_heading=True) == expected
 
 
 def test_docsearch_records(example_pages: tuple[Path, list[PageChunks]]) -> None:
@@ -756,14 +760,26 @@ def test_every_profile_agrees_with_native(example_pages: tuple[Path, list[PageCh
             assert by_profile["adr"][number]["text"] == text
             docsearch = by_profile["docsearch"][number]
             assert docsearch["objectID"] == record["id"]
-            assert docsearch["content"] == (plain_text(
+            assert docsearch["content"] == (markdown_to_text(
                 text, skip_heading=text.startswith("#" * (record["headerDepths"] or [0])[-1]
                                                    + " ")) or None)
             checked += 1
     assert checked == sum(len(page.chunks) for page in pages)
 
 
-# -- write_profiles --------------------------------------------------------------------------
+# -- writing the formats ---------------------------------------------------------------------
+
+
+def write_profiles(site_dir: Path, pages: list[PageChunks], formats: list[str], *,
+                   output: str = "chunks.jsonl", language: str | None = None) -> dict[str, Path]:
+    """Every selected format of `pages` written into `site_dir` the way a build writes them: each
+    page's records (`page_records`), then the files
+    (`write_records`)."""
+    merged: dict[str, list[Any]] = {name: [] for name in check_formats(formats)}
+    for page in pages:
+        for name, records in page_records(page, formats, language=language).items():
+            merged[name].extend(records)
+    return write_records(site_dir, merged, output=output)
 
 TARGETS = {"native": "chunks.jsonl", "files": "chunks", "hepilot": "chunks.hepilot.jsonl",
            "semantic": "chunks.semantic.jsonl", "flat": "chunks.flat.jsonl",
@@ -879,3 +895,21 @@ def test_uuid5_text_is_the_standard_uuid5(name: str) -> None:
     from mdchunk.chunk import UUID_NAMESPACE, uuid5_text
 
     assert uuid5_text(name) == str(uuid.uuid5(UUID_NAMESPACE, name))
+
+
+def test_docsearch_content_reads_the_page_as_text(make_site: SiteBuilder) -> None:
+    """The `docsearch` content is the page's text: escaped characters as themselves, a link
+    as its text (brackets in it too), emphasis without its marks in every spelling, code as it
+    is (a bracketed name in code is no link)."""
+    page = """\
+        # Calls
+
+        Pass `f(*args)` or [`g[0]`](https://example.org/g) as *many* or __all__, with
+        `a[i](j)` in code and a literal \\*star\\* and <del>old</del> [RFC 1][rfc].
+
+        [rfc]: https://example.org/rfc
+        """
+    site = make_site({"index.md": page}, plugin={"formats": ["native", "docsearch"]})
+    records = json.loads((site / "docsearch.json").read_text(encoding="utf-8"))
+    assert records[0]["content"] == ("Pass f(*args) or g[0] as many or all, with a[i](j) in code "
+                                     "and a literal *star* and old RFC 1.")

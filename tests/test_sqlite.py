@@ -13,7 +13,6 @@ from mdchunk.outputs.sqlite import (
     COLUMNS,
     SQLITE_SCHEMA_VERSION,
     fts_query,
-    read_meta,
     read_sqlite,
     search,
     write_sqlite,
@@ -69,13 +68,13 @@ def test_sqlite_columns_meta_and_fts(built_site: Path) -> None:
         fts = connection.execute(
             "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'bucket'"
         ).fetchone()[0]
+        meta = dict(connection.execute("SELECT key, value FROM meta"))
     finally:
         connection.close()
     assert columns == list(COLUMNS)
     assert types["headerPath"] == "JSON" and types["chunkNumber"] == "INTEGER"
     assert isinstance(tokens, int) and tokens > 0
     assert fts >= 1
-    meta = read_meta(path)
     assert meta["schema_version"] == str(SQLITE_SCHEMA_VERSION)
     assert json.loads(meta["options"])["max_tokens"] == 512
     assert meta["chunks"] == str(len(read_sqlite(path)))

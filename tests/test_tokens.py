@@ -19,7 +19,7 @@ from mdchunk import (
     tiktoken_counter,
     tokens,
 )
-from mdchunk.chunking.packing import last_piece_start
+from mdchunk.chunking.span_counts import last_piece_start
 from mdchunk.tokens import (
     FAST_COUNTERS,
     TokenCounter,
@@ -96,7 +96,7 @@ _PROSE = st.text(alphabet=st.sampled_from(
        following=st.one_of(_PROSE, st.text(max_size=30)))
 def test_the_last_piece_of_a_block_counts_apart_from_what_precedes_it(
         block: str, following: str) -> None:
-    """What the block runs rely on (packing._BlockRuns._alone): cut at `last_piece_start`, a
+    """What the block runs rely on (span_counts.BlockRuns._alone): cut at `last_piece_start`, a
     block counts as its two parts, whatever text follows it."""
     cut = last_piece_start(block, 0, len(block))
     if cut is None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from mdchunk.chunking.markdown_text import sentence_ends
 from mdchunk.model import Block
 
 _WEIGHTS = {"code": 1.0, "table": 0.8, "list": 0.5}
 _SENTENCE_WEIGHT = 0.3
 _WORDS_PER_SENTENCE_AT_ONE = 40
-_SENTENCE = re.compile(r"[.!?\u3002\uff01\uff1f]+(?:\s|$)")
 
 
 def complexity(markdown: str, blocks: Iterable[Block]) -> float:
@@ -26,7 +25,7 @@ def complexity(markdown: str, blocks: Iterable[Block]) -> float:
         elif block.prose:
             text = markdown[block.start : block.end]
             words += len(text.split())
-            sentences += max(1, len(_SENTENCE.findall(text)))
+            sentences += max(1, len(sentence_ends(text)))
     if not total:
         return 0.0
     score = sum(_WEIGHTS[kind] * size / total for kind, size in shares.items())

@@ -57,7 +57,7 @@ class ChunkBuilder:
         self.detailed = flat.detailed
         self.line_cursor = (0, 1)  # an offset of the text and its line, for `_line`
         self.elapsed = elapsed
-        self.meta = meta  # the front matter as JSON values (`pipeline._plain`)
+        self.meta = meta  # the front matter as JSON values, made by the `Chunker`
 
     def chunk(self, number: int, total: int, piece: Piece, starts: Sequence[int],
               pieces: Sequence[Piece]) -> Chunk:

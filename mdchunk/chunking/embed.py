@@ -8,17 +8,17 @@ Describing a chunk asks for the embed text and its exact count. Both go through 
 object, so that what packing reserved and what the record holds cannot differ.
 
 With `embed_links: text` (the default) the chunk's text goes into the template with each
-Markdown link written as its text and each image as its alt text (`link_text`): the embed text
+Markdown link written as its text and each image as its alt text (`links_as_text`): the embed text
 is then never longer than the template applied to the chunk's own text, which is what packing
 reserves room for, and its exact count is taken from the text as embedded.
 """
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Sequence
 
+from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.model import Block
 from mdchunk.tokens import TokenCounter
 
@@ -49,7 +49,7 @@ class EmbedTemplate:
             return text
         found = self._embedded.get(text)
         if found is None:
-            found = self._embedded[text] = (link_text(text), None)
+            found = self._embedded[text] = (links_as_text(text), None)
         return found[0]
 
     def render(self, path: Sequence[Block], text: str) -> str:
@@ -126,58 +126,3 @@ def context_line(title: str, header_path: tuple[str, ...]) -> str:
 def section_slug(path: Sequence[Block]) -> str:
     """The id the browser scrolls to for the section `path`: the nearest heading's that has one."""
     return next((heading.anchor for heading in reversed(path) if heading.anchor), "")
-
-
-# A fenced code block's opening or closing line: indentation and quote markers, then three or
-# more backticks or tildes.
-_FENCE = re.compile(r"[ \t>]*(`{3,}|~{3,})")
-# What `link_text` rewrites, and what it leaves alone: an inline code span (kept as it is:
-# `[a](b)` in code is code), or an inline link or image: its text (escapes and code spans
-# allowed, no unescaped bracket), its destination (in angle brackets, or without spaces, with
-# balanced parentheses) and an optional title.
-_LINK_OR_CODE = re.compile(
-    r"(?P<code>(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))"
-    r"|(?<!\\)!?\[(?P<label>(?:\\.|`[^`\n]*`|[^\\\[\]`\n])*)\]"
-    r"\((?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)"
-    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)""",
-    re.S)
-
-
-def link_text(markdown: str) -> str:
-    """`markdown` with each inline link written as its text and each image as its alt text,
-    outside code (fenced blocks and inline code spans are left as they are). An image inside a
-    link's text becomes its alt text first, then the link its text. Reference links, autolinks
-    and raw HTML are left as they are."""
-    if "](" not in markdown:
-        return markdown
-    out: list[str] = []
-    fence = ""
-    prose: list[str] = []
-    for line in markdown.splitlines(keepends=True):
-        opening = _FENCE.match(line)
-        if fence:
-            out.append(line)
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(
-                    fence) and not line[opening.end():].strip():
-                fence = ""
-            continue
-        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end():]):
-            out.append(_links_as_text("".join(prose)))
-            prose = []
-            out.append(line)
-            fence = opening.group(1)
-            continue
-        prose.append(line)
-    out.append(_links_as_text("".join(prose)))
-    return "".join(out)
-
-
-def _links_as_text(prose: str) -> str:
-    """Links and images of `prose` (no fenced code in it) as their text, code spans kept."""
-    while "](" in prose:
-        rewritten = _LINK_OR_CODE.sub(
-            lambda found: found.group("code") or found.group("label"), prose)
-        if rewritten == prose:
-            break
-        prose = rewritten
-    return prose

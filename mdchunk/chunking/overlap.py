@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mdchunk.chunking.packing import Piece, first_true, last_true
+from mdchunk.chunking.packing import Piece
+from mdchunk.chunking.span_counts import first_true, last_true
 from mdchunk.model import ParsedPage
 from mdchunk.tokens import TokenCounter
 

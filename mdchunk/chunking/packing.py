@@ -22,32 +22,25 @@ one exceed the budget all the same, the page is packed again with exact counts t
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from mdchunk.chunking.adaptive import complexity
+from mdchunk.chunking.markdown_text import sentence_ends
+from mdchunk.chunking.span_counts import BlockRuns, last_true
 from mdchunk.chunking.tree import Section
 from mdchunk.model import ATOMIC_REASONS, Block
 from mdchunk.options import ChunkOptions
 from mdchunk.tokens import TokenCounter
 
-# A sentence ends with . ! ? (or the CJK full stops), optional closing quotes or brackets, then
-# whitespace; the CJK marks need no whitespace after them.
-_SENTENCE_END = re.compile(
-    r"""(?:[.!?]['"\u2019\u201d)\]]*\s+"""  # . ! ? then closers, then whitespace
-    r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*\s*)(?=\S)"""  # CJK full stops
-)
 _WORD_GAP = re.compile(r"\s+")
 _HEADING = re.compile(r"#{1,6}(?: |$)")
 # Container markup between blocks: line breaks, indentation, quote markers, list and definition
 # markers.
 _MARKUP = re.compile(r"(?:[ \n>]|[-+*:] |\d{1,9}[.)] )*")
-# Inline code spans and inline equations: a sentence end inside them is not one.
-_INLINE_ATOM = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)|\$[^$\n]+\$", re.S)
 CONTEXT_INTEGRITY = "context_integrity"
 """The oversize reason of a chunk over its budget because its context line took more than half
 of the budget (the text kept the other half)."""
@@ -101,7 +94,7 @@ class Packer:
                  blocks: Sequence[Block] = (), embed: EmbedCost | None = None) -> None:
         self.text = markdown
         self.count = counter
-        self.runs = _BlockRuns(markdown, blocks, counter)
+        self.runs = BlockRuns(markdown, blocks, counter)
         self.options = options
         self.embed = embed if options.max_tokens_bounds == "embedText" else None
         """The template whose cost the budget holds (None: the budget bounds the text)."""
@@ -357,13 +350,7 @@ class Packer:
     def _split_prose(self, unit: Block, section: Section, lead: int) -> list[Piece]:
         """Cut running text between sentences, and a sentence too large between words; what
         leads the unit (from `lead` on: headings, a lead-in) goes with its first words."""
-        protected = [m.span() for m in _INLINE_ATOM.finditer(self.text, unit.start, unit.end)]
-        cuts = [
-            match.end()
-            for match in _SENTENCE_END.finditer(self.text, unit.start, unit.end)
-            if not any(start < match.end() < end for start, end in protected)
-        ]
-        bounds = [lead, *cuts, unit.end]
+        bounds = [lead, *self._sentence_starts(unit), unit.end]
         floor = lead if _MARKUP.fullmatch(self.text, lead, unit.start) else unit.start
         pieces: list[Piece] = []
         current: tuple[int, int, int] | None = None
@@ -385,6 +372,18 @@ class Packer:
         if current is not None:
             pieces.append(self._piece(current[0], current[1], section, forced_split=forced))
         return pieces
+
+    def _sentence_starts(self, unit: Block) -> list[int]:
+        """Where each sentence of `unit` after its first starts: past the end of the one before
+        (`sentence_ends`) and the whitespace after it."""
+        starts = []
+        for end in sentence_ends(self.text, unit.start, unit.end):
+            start = end
+            while start < unit.end and self.text[start].isspace():
+                start += 1
+            if start < unit.end:
+                starts.append(start)
+        return starts
 
     def _lead_piece(self, start: int, end: int, section: Section) -> Piece:
         """What leads a block (headings, a lead-in) set apart from it, when not even a word of
@@ -536,126 +535,6 @@ class Packer:
         return dataclasses.replace(piece, start=start, end=end)
 
 
-class _BlockRuns:
-    """Exact token counts of runs of whole top-level blocks, from one count per block.
-
-    tiktoken cuts text into pieces by a regex before BPE, and a piece that reaches a line end
-    ends there when a non-space character follows (tests/test_tokens.py checks this as a
-    property). Top-level blocks are separated by newlines and start with a non-space
-    character, so a run of them counts as the sum of each block counted with the separator
-    after it, plus the last block alone: the page is counted once, not once per candidate.
-    """
-
-    def __init__(self, text: str, blocks: Sequence[Block], count: TokenCounter) -> None:
-        self.text = text
-        self.blocks = blocks
-        self.count = count
-        self.first: dict[int, int] = {}  # a block's start: its index
-        self.last: dict[int, int] = {}  # a block's end: its index
-        self._sums: list[int] | None = None  # sums[i]: blocks 0..i-1, each with its separator
-        self._alone_counts: dict[int, int] = {}  # block index: its count without separator
-        self._breaks: list[int] = []  # breaks[i]: separators before block i that are not line ends
-        breaks = previous_end = 0
-        for index, block in enumerate(blocks):  # (one pass, each block's offsets read once)
-            start, end = block.start, block.end
-            self.first[start] = index
-            self.last[end] = index
-            if index and not ("\n" in text[previous_end:start]
-                              and not text[start : start + 1].isspace()):
-                breaks += 1
-            self._breaks.append(breaks)
-            previous_end = end
-
-    def tokens(self, start: int, end: int) -> int | None:
-        """The exact count of `text[start:end]` when it is a run of whole blocks, else None."""
-        run = self._run(start, end)
-        if run is None:
-            return None
-        first, last = run
-        sums = self._prefix_sums()
-        alone = self._alone_counts.get(last)
-        if alone is None:  # (asked for again and again while packing: 15,000 times, 3,300 ends)
-            alone = self._alone_counts[last] = self._alone(last, sums[last + 1] - sums[last])
-        return sums[last] - sums[first] + alone
-
-    def _alone(self, index: int, with_separator: int) -> int:
-        """The count of block `index` without the separator after it, from its count with it:
-        only the block's last piece is counted again (with and without the separator)."""
-        block = self.blocks[index]
-        if index + 1 == len(self.blocks):
-            return with_separator
-        cut = last_piece_start(self.text, block.start, block.end)
-        if cut is None:
-            return self.count(self.text[block.start : block.end])
-        following = self.blocks[index + 1].start
-        return (with_separator - self.count(self.text[cut:following])
-                + self.count(self.text[cut : block.end]))
-
-    def estimate(self, start: int, end: int) -> int | None:
-        """The run's count with the separator after its last block (no extra counting; at most
-        a token or two above the exact count), or None when it is no run of whole blocks."""
-        run = self._run(start, end)
-        if run is None:
-            return None
-        sums = self._prefix_sums()
-        return sums[run[1] + 1] - sums[run[0]]
-
-    def _run(self, start: int, end: int) -> tuple[int, int] | None:
-        first, last = self.first.get(start), self.last.get(end)
-        if first is None or last is None or last < first:
-            return None
-        if self._breaks[last] != self._breaks[first]:
-            return None
-        return first, last
-
-    def _prefix_sums(self) -> list[int]:
-        """sums[i]: the counts of blocks 0..i-1, each with the separator after it."""
-        if self._sums is None:
-            sums = [0]
-            for index, block in enumerate(self.blocks):
-                following = self.blocks[index + 1].start if index + 1 < len(self.blocks) else (
-                    block.end)
-                sums.append(sums[-1] + self.count(self.text[block.start : following]))
-            self._sums = sums
-        return self._sums
-
-
-def last_piece_start(text: str, start: int, end: int) -> int | None:
-    """The last offset in `text[start:end]` where tiktoken must begin a piece whatever follows
-    (so `text[:at]` and `text[at:]` count apart), or None.
-
-    tiktoken's regexes (cl100k, o200k, p50k, r50k) never put a space after a non-space
-    character inside one piece, and a piece that reaches a line end ends there when a
-    non-space character follows (tests/test_tokens.py checks both as properties). Only
-    printable ASCII counts as non-space here, where Python and the regexes' `\\s` agree.
-    """
-    at = end
-    while True:
-        at = text.rfind(" ", start + 1, at)
-        if at < 0:
-            break
-        if "!" <= text[at - 1] <= "~":
-            break
-    line = text.rfind("\n", start, end - 1) + 1
-    if line > start and "!" <= text[line] <= "~":
-        at = max(at, line)
-    return at if at > start else None
-
-
-def first_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
-    """The first candidate that passes `test`, when every later one passes too (a binary
-    search: a span's token count only shrinks as its start moves right)."""
-    at = bisect.bisect_left(candidates, True, key=test)
-    return candidates[at] if at < len(candidates) else None
-
-
-def last_true(candidates: Sequence[int], test: Callable[[int], bool]) -> int | None:
-    """The last candidate that passes `test`, when every earlier one passes too (a binary
-    search: a span's token count only grows as its end moves right)."""
-    at = bisect.bisect_left(candidates, True, key=lambda candidate: not test(candidate))
-    return candidates[at - 1] if at else None
-
-
 def _glue_leads(units: Sequence[Block], within: Block | None) -> list[list[Block]]:
     """Group blocks so that what leads a block stays with it: a heading with the block after
     it, and in a list item (`within`) a paragraph right before a nested list, the item's
@@ -687,15 +566,6 @@ def _joined(left: Piece, right: Piece) -> Piece:
         reserve=left.reserve,
         context_capped=left.context_capped,
     )
-
-
-def _is_within(section: Section, ancestor: Section) -> bool:
-    node: Section | None = section
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
 
 
 def _split_ancestor(section: Section, split_level: int) -> Section:

@@ -7,14 +7,15 @@ classes, a version-change label: the renderer marks them as not prose). A sectio
 version heading (`9.5.0 (2024-01-02)`, `Release 7.2`, `[Unreleased]`: a changelog's entries)
 gives none, nor does a paragraph that is only a version label (`Release v2.32.`). From that
 paragraph: its first sentence, and the next ones while the first is short (a greeting, a
-question), within `SUMMARY_CHARACTERS`, without Markdown's inline syntax. A page with no such
-paragraph has no summary ("").
+question), within `SUMMARY_CHARACTERS`, without Markdown's inline syntax but code spans. A page
+with no such paragraph has no summary ("").
 """
 
 from __future__ import annotations
 
 import re
 
+from mdchunk.chunking.markdown_text import inline_text, sentence_ends
 from mdchunk.model import ParsedPage
 
 SUMMARY_CHARACTERS = 240
@@ -35,22 +36,6 @@ _VERSION = re.compile(
 _AFTER_VERSION = re.compile(r"\s*(?:$|[-\u2013\u2014(:,]|.*\b(?:19|20)\d\d\b)", re.DOTALL)
 """What may follow a version in a version's title: nothing, a date (`March 19, 2026`), or a
 separator and anything (`(2025-06-10)`, `- 2017-06-20`, `: the big one`)."""
-
-_INLINE = (
-    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images
-    (re.compile(r"\[\^[^\]]*\]"), ""),  # footnote references
-    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links
-    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
-    (re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])"), r"\1"),  # emphasis
-    (re.compile(r"(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)"), r"\1"),
-    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])"), r"\1"),  # escapes
-)
-"""Markdown's inline syntax in a paragraph the renderer wrote, and what of it stays: code spans
-stay as they are (`mkdocs.yml`), links and emphasis become their text."""
-_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\u3002\uff01\uff1f]")  # and CJK full stops
-_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "incl"})
-
 
 def page_summary(page: ParsedPage) -> str:
     """The page's summary (see the module's docstring); "" when it has none."""
@@ -88,17 +73,17 @@ def _is_version_label(text: str) -> bool:
 
 
 def _paragraph_text(markdown: str) -> str:
-    """A paragraph's Markdown as text on one line: links and emphasis as their text, images and
-    footnote references left out, code spans kept."""
-    for pattern, replacement in _INLINE:
-        markdown = pattern.sub(replacement, markdown)
-    return " ".join(markdown.split())
+    """A paragraph's Markdown as text on one line (`inline_text`), its code spans kept whole:
+    `llms.txt` is Markdown, and `mkdocs.yml` reads as code there."""
+    return " ".join(inline_text(markdown, code_spans=True).split())
 
 
 def _summary_of(text: str) -> str:
     """The first sentence of `text`, and the next ones while it is short (`_SHORT_SENTENCE`),
     within `SUMMARY_CHARACTERS`; a first sentence longer than that is cut between words."""
-    ends = _sentence_ends(text)
+    ends = sentence_ends(text)
+    if not ends or ends[-1] != len(text):
+        ends.append(len(text))
     summary = text[:ends[0]]
     for end in ends[1:]:
         if len(summary) >= _SHORT_SENTENCE or end > SUMMARY_CHARACTERS:
@@ -108,14 +93,3 @@ def _summary_of(text: str) -> str:
         return summary
     return summary[:SUMMARY_CHARACTERS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
-
-def _sentence_ends(text: str) -> list[int]:
-    """Where each sentence of `text` ends: after each sentence end that does not close an
-    abbreviation or an initial (`e.g.`, `J.`), and at the end of the text."""
-    ends = []
-    for end in _SENTENCE_END.finditer(text):
-        word = text[:end.start()].rsplit(" ", 1)[-1].lower()
-        if end.group() == "." and (word in _ABBREVIATIONS or len(word.strip("(")) == 1):
-            continue
-        ends.append(end.end())
-    return ends if ends and ends[-1] == len(text) else [*ends, len(text)]

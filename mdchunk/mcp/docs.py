@@ -1,7 +1,6 @@
-"""The index in memory (chunks, sections, pages) and `Docs`, which answers the tools over it."""
+"""`Docs`: the tools' answers over the index in memory (`mdchunk.mcp.contents`)."""
 
 import collections
-import dataclasses
 import functools
 import logging
 import re
@@ -9,7 +8,7 @@ import sqlite3
 import threading
 import urllib.parse
 from collections.abc import Callable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Literal
 
 from mdchunk.mcp.answers import (
@@ -21,8 +20,20 @@ from mdchunk.mcp.answers import (
     SearchResult,
     SectionAnswer,
 )
+from mdchunk.mcp.contents import (
+    IndexChunk,
+    IndexPage,
+    IndexSection,
+    PageText,
+    is_site_relative,
+    join_spans,
+    joined_chunk_texts,
+    markdown_files,
+    page_aliases,
+    site_url_of,
+    subsections,
+)
 from mdchunk.outputs.sqlite import Hit, fts_query, search
-from mdchunk.outputs.twins import page_markdown_path, twin_path
 from mdchunk.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
@@ -47,113 +58,6 @@ class DocsError(Exception):
     that leaves the site); its message is what the assistant reads, so it says what to do."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Chunk:
-    """The fields of a native chunk record the tools use."""
-
-    id: str
-    page_id: str
-    number: int
-    url: str
-    page_url: str
-    absolute_url: str | None
-    title: str
-    page_title: str
-    breadcrumb: str
-    header_path: tuple[str, ...]
-    sub_headers: tuple[str, ...]
-    start: int
-    end: int
-    text: str
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> "Chunk":
-        """The chunk of a native record (`chunks.jsonl` line or `chunks.sqlite` row)."""
-        offsets = record.get("charOffsets") or {}
-        text = str(record.get("originalText") or "")
-        start = offsets.get("charStart")
-        end = offsets.get("charEnd")
-        if not (isinstance(start, int) and isinstance(end, int) and end - start == len(text)):
-            start, end = -1, -1  # no usable offsets: joined from chunk texts
-        header_path = tuple(str(part) for part in record.get("headerPath") or ())
-        return cls(
-            id=str(record["id"]), page_id=str(record.get("parentId") or ""),
-            number=int(record.get("chunkNumber") or 0),
-            url=str(record.get("url") or ""), page_url=str(record.get("pageUrl") or ""),
-            absolute_url=record.get("absoluteUrl") or None,
-            title=str(record.get("sectionTitle") or ""),
-            page_title=str(record.get("fileTitle") or ""),
-            breadcrumb=str(record.get("headerBreadcrumb") or " > ".join(header_path)),
-            header_path=header_path,
-            sub_headers=tuple(str(h) for h in record.get("subHeaders") or ()),
-            start=start, end=end, text=text,
-        )
-
-
-@dataclasses.dataclass(slots=True)
-class Section:
-    """The chunks that share one url (a page and an anchor), in page order."""
-
-    url: str
-    page_url: str
-    chunks: list[Chunk]
-
-    @property
-    def first(self) -> Chunk:
-        return self.chunks[0]
-
-    @property
-    def title(self) -> str:
-        """The heading's text; the page title for the text before a page's first heading."""
-        return self.first.title or self.first.page_title or "(start of the page)"
-
-    @property
-    def depth(self) -> int:
-        """Nesting in the page's outline: 1 for the page title, 0 before any heading."""
-        return len(self.first.header_path)
-
-
-@dataclasses.dataclass(slots=True)
-class Page:
-    """A page of the index: its chunks in order and its sections in order."""
-
-    url: str
-    chunks: list[Chunk]
-    sections: list[Section]
-
-    @property
-    def title(self) -> str:
-        first = self.chunks[0]
-        return first.page_title or (first.header_path[0] if first.header_path else self.url)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PageText:
-    """A page's text and where each of its chunks is in it.
-
-    `source` is `page markdown` when the text is the page's Markdown file (the chunks' offsets
-    index into it), `chunk text` when it was joined from the chunks' texts (no Markdown file,
-    or one that does not match the index): overlapping chunks are then joined once, and chunks
-    that did not touch are separated by a blank line.
-    """
-
-    text: str
-    spans: dict[str, tuple[int, int]]
-    source: str
-
-
-def markdown_files(page_url: str) -> list[str]:
-    """Where the builds write a page's Markdown, relative to the site: beside its HTML file,
-    named after it + `.md` (`guide/install/index.html.md`, `install.html.md`)."""
-    return [page_markdown_path(page_url)]
-
-
-def _is_site_relative(url: str) -> bool:
-    """Whether `url` stays inside the site: no scheme, no leading slash, no `..`, no backslash."""
-    return not (url.startswith("/") or "\\" in url or ":" in url.split("/", 1)[0]
-                or ".." in url.split("/"))
-
-
 class Docs:
     """One loaded index and the site folder it belongs to; answers the tools.
 
@@ -171,26 +75,26 @@ class Docs:
         self.sqlite = sqlite
         self.count = count
         self.encoding = encoding
-        self.chunks: dict[str, Chunk] = {}
-        self.sections: dict[str, Section] = {}
-        self.pages: dict[str, Page] = {}
+        self.chunks: dict[str, IndexChunk] = {}
+        self.sections: dict[str, IndexSection] = {}
+        self.pages: dict[str, IndexPage] = {}
         for record in records:
-            self._add(Chunk.from_record(record))
+            self._add(IndexChunk.from_record(record))
         for page in self.pages.values():
             page.chunks.sort(key=lambda chunk: chunk.number)
-        self.site_url = _site_url(self.chunks.values())
-        self._aliases = _page_aliases(self.pages)
+        self.site_url = site_url_of(self.chunks.values())
+        self._aliases = page_aliases(self.pages)
         self._page_ids = {c.page_id: c.page_url for c in self.chunks.values() if c.page_id}
         self._texts: collections.OrderedDict[str, PageText] = collections.OrderedDict()
         self._lock = threading.Lock()
 
-    def _add(self, chunk: Chunk) -> None:
+    def _add(self, chunk: IndexChunk) -> None:
         self.chunks[chunk.id] = chunk
-        page = self.pages.setdefault(chunk.page_url, Page(chunk.page_url, [], []))
+        page = self.pages.setdefault(chunk.page_url, IndexPage(chunk.page_url, [], []))
         page.chunks.append(chunk)
         section = self.sections.get(chunk.url)
         if section is None:
-            section = self.sections[chunk.url] = Section(chunk.url, chunk.page_url, [])
+            section = self.sections[chunk.url] = IndexSection(chunk.url, chunk.page_url, [])
             page.sections.append(section)
         section.chunks.append(chunk)
 
@@ -238,14 +142,14 @@ class Docs:
         section = self._section(id_or_url)
         page = self.pages[section.page_url]
         texts = self._page_text(page)
-        whole = _join_spans(texts, section.chunks)
+        whole = join_spans(texts, section.chunks)
         whole_tokens = self.count(whole)
         kept = len(section.chunks)
         text, tokens = whole, whole_tokens
         if whole_tokens > max_tokens:
             kept, tokens = self._longest_prefix(
-                lambda n: _join_spans(texts, section.chunks[:n]), kept - 1, max_tokens)
-            text = _join_spans(texts, section.chunks[:kept])
+                lambda n: join_spans(texts, section.chunks[:n]), kept - 1, max_tokens)
+            text = join_spans(texts, section.chunks[:kept])
             if kept == 0:
                 raise DocsError(
                     f"max_tokens={max_tokens} is below one chunk: the first chunk of "
@@ -259,7 +163,7 @@ class Docs:
             text=text, truncated=kept < len(section.chunks), sectionTokens=whole_tokens,
             chunkIds=[chunk.id for chunk in section.chunks[:kept]],
             omittedChunkIds=[chunk.id for chunk in section.chunks[kept:]],
-            subsections=[self._outline_entry(texts, s) for s in _subsections(page, section)],
+            subsections=[self._outline_entry(texts, s) for s in subsections(page, section)],
             source=texts.source)
 
     def read_page(self, url: str, max_tokens: int = PAGE_TOKENS) -> PageAnswer:
@@ -285,7 +189,7 @@ class Docs:
             answer["partlyOmitted"] = left_out[0].url
         return answer
 
-    def _cut_page(self, page: Page, texts: PageText, max_tokens: int
+    def _cut_page(self, page: IndexPage, texts: PageText, max_tokens: int
                   ) -> tuple[Literal["section boundary", "chunk boundary"], int, str, int]:
         """Where a page too long for `max_tokens` is cut: after its last section that fits,
         else after its last chunk that fits; the cut's kind, its offset in the page text, the
@@ -349,14 +253,14 @@ class Docs:
                 high = middle - 1
         return best
 
-    def _outline_entry(self, texts: PageText, section: Section) -> OutlineEntry:
+    def _outline_entry(self, texts: PageText, section: IndexSection) -> OutlineEntry:
         return OutlineEntry(
             id=section.first.id, url=section.url, absoluteUrl=section.first.absolute_url,
             title=section.title, breadcrumb=section.first.breadcrumb, depth=section.depth,
-            tokens=self.count(_join_spans(texts, section.chunks)), chunks=len(section.chunks),
+            tokens=self.count(join_spans(texts, section.chunks)), chunks=len(section.chunks),
             subHeaders=[h for chunk in section.chunks for h in chunk.sub_headers])
 
-    def home_page(self) -> Page | None:
+    def home_page(self) -> IndexPage | None:
         """The site's home page (url `` or, from Sphinx, `index.html`), if it is indexed."""
         url = self._aliases.get("")
         return None if url is None else self.pages[url]
@@ -366,22 +270,22 @@ class Docs:
 
     # --- resolving ids and urls --------------------------------------------------------------
 
-    def _section(self, reference: str) -> Section:
+    def _section(self, reference: str) -> IndexSection:
         """The section a chunk id or section url names; a page url or id names its first
         section."""
         found = self._resolve(reference)
-        if isinstance(found, Chunk):
+        if isinstance(found, IndexChunk):
             return self.sections[found.url]
-        if isinstance(found, Page):
+        if isinstance(found, IndexPage):
             return self.sections.get(found.url) or found.sections[0]
         return found
 
-    def _page(self, reference: str) -> Page:
+    def _page(self, reference: str) -> IndexPage:
         """The page any id or url on it names."""
         found = self._resolve(reference)
-        return found if isinstance(found, Page) else self.pages[found.page_url]
+        return found if isinstance(found, IndexPage) else self.pages[found.page_url]
 
-    def _resolve(self, reference: str) -> Chunk | Section | Page:
+    def _resolve(self, reference: str) -> IndexChunk | IndexSection | IndexPage:
         """What an id or url names: a chunk id, a page id (`doc:guide/install`), a section url
         or a page url, site-relative (`guide/install/#linux`, with or without a leading `/` or
         the site's path) or absolute under the site's url."""
@@ -451,7 +355,7 @@ class Docs:
 
     # --- page texts --------------------------------------------------------------------------
 
-    def _page_text(self, page: Page) -> PageText:
+    def _page_text(self, page: IndexPage) -> PageText:
         """The page's text: its Markdown file where it matches the index, else its chunks'
         texts joined (kept for the last few pages asked for)."""
         with self._lock:
@@ -462,14 +366,14 @@ class Docs:
         markdown = self._read_markdown(page)
         texts = (PageText(markdown, {c.id: (c.start, c.end) for c in page.chunks},
                           "page markdown")
-                 if markdown is not None else _joined_chunk_texts(page.chunks))
+                 if markdown is not None else joined_chunk_texts(page.chunks))
         with self._lock:
             self._texts[page.url] = texts
             while len(self._texts) > _PAGE_TEXT_CACHE:
                 self._texts.popitem(last=False)
         return texts
 
-    def _read_markdown(self, page: Page) -> str | None:
+    def _read_markdown(self, page: IndexPage) -> str | None:
         """The page's Markdown file, when it is inside the site folder and every chunk's text
         is found at its offsets (a file from another build is not used)."""
         if any(chunk.start < 0 for chunk in page.chunks):
@@ -491,7 +395,7 @@ class Docs:
     def _markdown_path(self, page_url: str) -> Path | None:
         """The page's Markdown file, or None where there is none or where its real path is
         not inside the site folder (a `..` in the index, a symbolic link out of the site)."""
-        if not _is_site_relative(page_url):
+        if not is_site_relative(page_url):
             log.warning("page url %r leaves the site: its Markdown is not read", page_url)
             return None
         root = self.site.resolve()
@@ -519,83 +423,3 @@ def _check_budget(max_tokens: int) -> None:
 def _text_up_to(text: str, ends: Sequence[int], n: int) -> str:
     """`text` up to the `n`th of the cut offsets `ends`, without its trailing blank lines."""
     return text[:ends[n - 1]].rstrip()
-
-
-def _join_spans(texts: PageText, chunks: Sequence[Chunk]) -> str:
-    """The page text the chunks cover: one slice per run of consecutive chunks (overlapping
-    chunks are taken once), runs separated by a blank line."""
-    runs: list[list[int]] = []
-    previous: Chunk | None = None
-    for chunk in chunks:
-        start, end = texts.spans[chunk.id]
-        if previous is not None and chunk.number == previous.number + 1:
-            runs[-1][1] = max(runs[-1][1], end)
-        else:
-            runs.append([start, end])
-        previous = chunk
-    return "\n\n".join(texts.text[start:end] for start, end in runs)
-
-
-def _joined_chunk_texts(chunks: Sequence[Chunk]) -> PageText:
-    """A page's text rebuilt from its chunks: a chunk that overlaps the previous one (by its
-    offsets) adds only what follows the overlap; chunks that do not touch are separated by a
-    blank line."""
-    parts: list[str] = []
-    spans: dict[str, tuple[int, int]] = {}
-    position = 0
-    previous: Chunk | None = None
-    for chunk in chunks:
-        overlap = (previous.end - chunk.start
-                   if previous is not None and previous.end >= 0 and chunk.start >= 0 else 0)
-        overlap = min(max(overlap, 0), len(chunk.text), position)
-        if previous is not None and overlap == 0:
-            parts.append("\n\n")
-            position += 2
-        parts.append(chunk.text[overlap:])
-        spans[chunk.id] = (position - overlap, position - overlap + len(chunk.text))
-        position = spans[chunk.id][1]
-        previous = chunk
-    return PageText("".join(parts), spans, "chunk text")
-
-
-def _subsections(page: Page, section: Section) -> list[Section]:
-    """The sections right below `section` in its page's outline (those whose header path
-    extends its own by one heading)."""
-    path = section.first.header_path
-    return [s for s in page.sections
-            if len(s.first.header_path) == len(path) + 1 and s.first.header_path[:len(path)]
-            == path and s.url != section.url]
-
-
-def _site_url(chunks: Any) -> str | None:
-    """The site's url (`https://example.com/docs/`), from a chunk's absolute and relative
-    urls; None where the site was built without one."""
-    for chunk in chunks:
-        if chunk.absolute_url and chunk.absolute_url.endswith(chunk.url):
-            return str(chunk.absolute_url[:len(chunk.absolute_url) - len(chunk.url)])
-    return None
-
-
-def _page_aliases(pages: dict[str, Page]) -> dict[str, str]:
-    """Every spelling of a page url that names it: `guide/install/`, `guide/install`,
-    `guide/install/index.html`, `guide/install/index.md`; `guide/api.html`, `guide/api`,
-    `guide/api.md`; the home page as `` and `index.html` (Sphinx's `index.html` as ``
-    too); and the urls of its Markdown twin and page Markdown."""
-    aliases: dict[str, str] = {}
-    for url in pages:
-        spellings = [url, twin_path(url), page_markdown_path(url)]
-        if not url or url.endswith("/"):
-            spellings += [url.rstrip("/"), f"{url}index.html", f"{url}index.md"]
-        elif PurePosixPath(url).suffix in (".html", ".htm"):
-            stem = str(PurePosixPath(url).with_suffix(""))
-            spellings += [stem, f"{stem}/", f"{stem}.md"]
-            if PurePosixPath(stem).name == "index":  # Sphinx's index.html: its folder's page
-                folder = stem.removesuffix("index")
-                spellings += [folder, folder.rstrip("/")]
-        else:
-            spellings += [f"{url}/", f"{url}.html", f"{url}.md"]
-        for spelling in spellings:
-            aliases.setdefault(spelling, url)
-    for url in pages:
-        aliases[url] = url  # a page's own url always names that page
-    return aliases

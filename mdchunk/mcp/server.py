@@ -3,7 +3,7 @@
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 from mdchunk._version import __version__
 from mdchunk.mcp.answers import OutlineAnswer, PageAnswer, SearchAnswer, SectionAnswer
@@ -19,7 +19,12 @@ from mdchunk.mcp.docs import (
 from mdchunk.mcp.index import LiveDocs, describe
 
 _T = TypeVar("_T")
-_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class _Answer(Protocol):
+    """What the tools ask `Docs` through: the answer of `ask`, a `DocsError` as a tool error."""
+
+    def __call__(self, ask: Callable[[Docs], _T]) -> _T: ...
 
 
 _INSTRUCTIONS = """\
@@ -56,9 +61,6 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
 
     `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
     """
-    from mcp.types import ToolAnnotations
-    from pydantic import Field
-
     server_class, tool_error, major = _sdk()
     current = docs()
     instructions = _INSTRUCTIONS.format(title=title, pages=len(current.pages),
@@ -71,15 +73,18 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
     else:
         settings["version"] = __version__
     server = server_class(**settings)
+    _add_tools(server, docs, tool_error)
+    return server
+
+
+def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception]) -> None:
+    """Register the tools on `server`, each read-only and described by its docstring on one
+    line (the indentation of a docstring would cost the assistant tokens); a `DocsError` is
+    the SDK's tool error, whose message the assistant reads."""
+    from mcp.types import ToolAnnotations
+
     read_only = ToolAnnotations.model_validate(
         {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
-
-    def tool(function: _F) -> _F:
-        """Register `function` as a read-only tool described by its docstring, on one line
-        (the indentation of a docstring would cost the assistant tokens)."""
-        description = " ".join((function.__doc__ or "").split())
-        registered: _F = server.tool(annotations=read_only, description=description)(function)
-        return registered
 
     def answer(ask: Callable[[Docs], _T]) -> _T:
         try:
@@ -87,11 +92,51 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
         except DocsError as error:
             raise tool_error(str(error)) from None
 
+    for function in _tools(answer):
+        description = " ".join((function.__doc__ or "").split())
+        server.tool(annotations=read_only, description=description)(function)
+
+
+def _tools(answer: _Answer) -> list[Callable[..., Any]]:
+    """The four tools, each asking `Docs` through `answer`."""
+    from pydantic import Field
+
     reference = Annotated[str, Field(description=(
         "A chunk id (doc:guide/install::ch1), a page id (doc:guide/install) or a url: "
         "guide/install/#linux, /guide/install/, or the site's absolute url."))]
+    most_tokens = Field(description="Most tokens of text to return.")
 
-    @tool
+    def read_section(id_or_url: reference,
+                     max_tokens: Annotated[int, most_tokens] = SECTION_TOKENS) -> SectionAnswer:
+        """Read one whole section of the documentation (all its chunks, in order, exactly as
+        the page's Markdown has them) with its breadcrumb and its subsections' urls. Give a
+        search result's id or url (a page url reads the page's first section). A section
+        longer than max_tokens is cut after its last chunk that fits (truncated: true; the
+        chunks left out are in omittedChunkIds, sectionTokens is what the whole needs)."""
+        return answer(lambda d: d.read_section(id_or_url, max_tokens=max_tokens))
+
+    def read_page(url: reference,
+                  max_tokens: Annotated[int, most_tokens] = PAGE_TOKENS) -> PageAnswer:
+        """Read a whole page of the documentation as Markdown (any url or id on the page names
+        it). A page longer than max_tokens is cut after its last section that fits (cut:
+        'section boundary'), or after its last chunk that fits when not even the first section
+        does ('chunk boundary'); `omitted` is the outline of the sections left out (read them
+        with read_section), partlyOmitted the url of a section cut in the middle."""
+        return answer(lambda d: d.read_page(url, max_tokens=max_tokens))
+
+    def list_sections(url: reference) -> OutlineAnswer:
+        """The outline of a page (any url or id on it names it): each section's title,
+        breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
+        read_section needs to return it whole), with the page's total tokens."""
+        return answer(lambda d: d.list_sections(url))
+
+    return [_search_tool(answer), read_section, read_page, list_sections]
+
+
+def _search_tool(answer: _Answer) -> Callable[..., Any]:
+    """The `search_docs` tool."""
+    from pydantic import Field
+
     def search_docs(
         query: Annotated[str, Field(description="What to look for, in words.")],
         limit: Annotated[int, Field(description=(
@@ -107,40 +152,7 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
         returned but listed in `omitted` with its tokens (read it with read_section)."""
         return answer(lambda d: d.search(query, limit=limit, max_tokens=max_tokens))
 
-    @tool
-    def read_section(
-        id_or_url: reference,
-        max_tokens: Annotated[int, Field(description=(
-            "Most tokens of text to return."))] = SECTION_TOKENS,
-    ) -> SectionAnswer:
-        """Read one whole section of the documentation (all its chunks, in order, exactly as
-        the page's Markdown has them) with its breadcrumb and its subsections' urls. Give a
-        search result's id or url (a page url reads the page's first section). A section
-        longer than max_tokens is cut after its last chunk that fits (truncated: true; the
-        chunks left out are in omittedChunkIds, sectionTokens is what the whole needs)."""
-        return answer(lambda d: d.read_section(id_or_url, max_tokens=max_tokens))
-
-    @tool
-    def read_page(
-        url: reference,
-        max_tokens: Annotated[int, Field(description=(
-            "Most tokens of text to return."))] = PAGE_TOKENS,
-    ) -> PageAnswer:
-        """Read a whole page of the documentation as Markdown (any url or id on the page names
-        it). A page longer than max_tokens is cut after its last section that fits (cut:
-        'section boundary'), or after its last chunk that fits when not even the first section
-        does ('chunk boundary'); `omitted` is the outline of the sections left out (read them
-        with read_section), partlyOmitted the url of a section cut in the middle."""
-        return answer(lambda d: d.read_page(url, max_tokens=max_tokens))
-
-    @tool
-    def list_sections(url: reference) -> OutlineAnswer:
-        """The outline of a page (any url or id on it names it): each section's title,
-        breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
-        read_section needs to return it whole), with the page's total tokens."""
-        return answer(lambda d: d.list_sections(url))
-
-    return server
+    return search_docs
 
 
 def run_server(server: Any, *, http: bool, host: str, port: int) -> None:

@@ -8,7 +8,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from mdchunk.chunk import PageChunks
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, write_bundle
 from mdchunk.outputs.sqlite import write_sqlite
 from mdchunk.outputs.writers import atomic_write, dumps, replace_folder, write_jsonl
@@ -94,42 +93,6 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
             write_jsonl(target, format_records, encoded=encoded)
         written[name] = target
     return written
-
-
-def write_profiles(
-    site_dir: Path,
-    pages: Sequence[PageChunks],
-    formats: Sequence[str],
-    *,
-    output: str = "chunks.jsonl",
-    language: str | None = None,
-    pagefind_filters: Sequence[str] = (),
-    pagefind_output: str = DEFAULT_FOLDER,
-) -> dict[str, Path]:
-    """Write each selected format of `pages` into `site_dir`, each file (or folder) atomically.
-
-    Arguments:
-        site_dir: The built site's folder.
-        pages: The chunked pages, in the order their records should appear.
-        formats: Names from `PROFILES`; repeats are written once.
-        output: File name of the `native` index.
-        language: The site's natural language, for the `semantic`, `flat` and `pagefind`
-            records of pages whose front matter names none.
-        pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
-        pagefind_output: The Pagefind bundle's folder, relative to `site_dir`.
-
-    Returns:
-        The path written for each format.
-
-    Raises:
-        OptionError: for an unknown format name (before anything is written).
-    """
-    merged: dict[str, list[Record]] = {name: [] for name in check_formats(formats)}
-    for page in pages:
-        for name, records in page_records(page, formats, language=language,
-                                          pagefind_filters=pagefind_filters).items():
-            merged[name].extend(records)
-    return write_records(site_dir, merged, output=output, pagefind_output=pagefind_output)
 
 
 def write_json_array(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:

@@ -154,15 +154,6 @@ def read_sqlite(path: Path) -> list[dict[str, Any]]:
         connection.close()
 
 
-def read_meta(path: Path) -> dict[str, str]:
-    """The `meta` table of a `chunks.sqlite`."""
-    connection = _connect(path)
-    try:
-        return dict(connection.execute("SELECT key, value FROM meta"))
-    finally:
-        connection.close()
-
-
 def read_index(path: Path) -> list[dict[str, Any]]:
     """Records of an index: a `.sqlite`/`.db` file, a JSON array, or JSON lines."""
     if path.suffix in (".sqlite", ".db", ".sqlite3"):

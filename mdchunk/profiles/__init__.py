@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from mdchunk.errors import OptionError
 from mdchunk.profiles.adr import adr_record, adr_records
 from mdchunk.profiles.base import ChunksLike, Profile, ProfileSettings, Record, chunks_of
-from mdchunk.profiles.docsearch import docsearch_record, docsearch_records, plain_text
+from mdchunk.profiles.docsearch import docsearch_record, docsearch_records
 from mdchunk.profiles.files import (
     FOLDER,
     file_doc_name,
@@ -87,7 +87,6 @@ __all__ = [
     "markdown_chunker_records",
     "native_records",
     "pagefind_records",
-    "plain_text",
     "section_records",
     "semantic_chunks",
     "semantic_records",

@@ -26,6 +26,7 @@ from mdchunk.profiles.semantic import (
     FeedbackMetrics,
     SemanticChunk,
     check_common_fields,
+    require_common_fields,
     semantic_chunks,
 )
 from mdchunk.profiles.validation import (
@@ -33,10 +34,11 @@ from mdchunk.profiles.validation import (
     check_bool,
     check_int,
     check_item,
-    check_keys,
     check_str,
     check_unit,
     check_uuid4,
+    json_form,
+    model_values,
     require,
 )
 
@@ -143,19 +145,13 @@ class FlatSemanticChunk:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form, in field order, without the optional fields that are None."""
-        return {
-            field.name: getattr(self, field.name)
-            for field in dataclasses.fields(self)
-            if getattr(self, field.name) is not None
-        }
+        return json_form(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FlatSemanticChunk:
         """Read the JSON form back (missing optional fields are None; unknown ones refused)."""
-        known = [field.name for field in dataclasses.fields(cls)]
-        values = check_keys("FlatSemanticChunk", dict(data), known)
-        for name in ("uuid", "type", "text", "language", "sha256", "start", "end"):
-            require(name, values.get(name))
+        values = model_values(cls, data)
+        require_common_fields(values)
         return cls(**values)
 
 

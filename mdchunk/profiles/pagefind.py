@@ -7,7 +7,7 @@ takes (`mdchunk.outputs.pagefind` writes the bundle):
 - `url`: the section's url made root-relative (`/guide/install/#linux`), as Pagefind gives the
   pages it indexes itself: Pagefind's search prefixes it with the folder the site is served
   from (its `baseUrl`), so it resolves wherever the site is published.
-- `content`: the section's text as plain text (`plain_text`): the page Markdown its chunks
+- `content`: the section's text as plain text (`markdown_to_text`): the page Markdown its chunks
   span, overlapping text taken once.
 - `language`: the page's front matter `language` or `lang`, else the site's, else `unknown`
   (Pagefind's name for an index without stemming).
@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mdchunk.chunk import Chunk
+from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.profiles.base import ChunksLike, ProfileSettings, Record, chunks_of
-from mdchunk.profiles.docsearch import plain_text
 
 UNKNOWN_LANGUAGE = "unknown"
 """Pagefind's language of records whose language is not known (no stemming)."""
@@ -52,7 +52,7 @@ def section_record(section: Sequence[Chunk], settings: ProfileSettings) -> Recor
     first = section[0]
     return {
         "url": root_relative(first.url),
-        "content": plain_text(section_markdown(section)),
+        "content": markdown_to_text(section_markdown(section)),
         "language": record_language(first.front_matter, settings.language),
         "meta": {
             "title": first.breadcrumb or first.file_title or first.section_title,

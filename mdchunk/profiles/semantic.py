@@ -37,7 +37,6 @@ from mdchunk.profiles.validation import (
     check_finite,
     check_int,
     check_item,
-    check_keys,
     check_link,
     check_sha256,
     check_span,
@@ -45,6 +44,8 @@ from mdchunk.profiles.validation import (
     check_timestamp,
     check_unit,
     check_uuid4,
+    json_form,
+    model_values,
     require,
 )
 
@@ -93,8 +94,7 @@ class FeedbackMetrics:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FeedbackMetrics:
         """Read the JSON form back, refusing unknown fields."""
-        known = [field.name for field in dataclasses.fields(cls)]
-        return cls(**check_keys("FeedbackMetrics", dict(data), known))
+        return cls(**model_values(cls, data))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -127,20 +127,12 @@ class ChunkMetrics:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form, without the fields that are None."""
-        data: dict[str, Any] = {}
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, FeedbackMetrics):
-                value = value.as_dict()
-            if value is not None:
-                data[field.name] = value
-        return data
+        return json_form(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ChunkMetrics:
         """Read the JSON form back, refusing unknown fields."""
-        known = [field.name for field in dataclasses.fields(cls)]
-        values = check_keys("ChunkMetrics", dict(data), known)
+        values = model_values(cls, data)
         if isinstance(values.get("feedback"), Mapping):
             values["feedback"] = FeedbackMetrics.from_dict(values["feedback"])
         return cls(**values)
@@ -231,29 +223,22 @@ class SemanticChunk:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form, in field order, without the optional fields that are None."""
-        data: dict[str, Any] = {}
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, ChunkMetrics):
-                value = value.as_dict()
-            elif isinstance(value, tuple):
-                value = list(value)
-            elif isinstance(value, dict):
-                value = json.loads(json.dumps(value))
-            if value is not None:
-                data[field.name] = value
-        return data
+        return json_form(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SemanticChunk:
         """Read the JSON form back (missing optional fields are None; unknown ones refused)."""
-        known = [field.name for field in dataclasses.fields(cls)]
-        values = check_keys("SemanticChunk", dict(data), known)
-        for name in ("uuid", "type", "text", "language", "sha256", "start", "end"):
-            require(name, values.get(name))
+        values = model_values(cls, data)
+        require_common_fields(values)
         if isinstance(values.get("metrics"), Mapping):
             values["metrics"] = ChunkMetrics.from_dict(values["metrics"])
         return cls(**values)
+
+
+def require_common_fields(values: Mapping[str, Any]) -> None:
+    """The fields that both models require, in their JSON form."""
+    for name in ("uuid", "type", "text", "language", "sha256", "start", "end"):
+        require(name, values.get(name))
 
 
 def check_common_fields(chunk: Any) -> None:
@@ -305,8 +290,9 @@ def natural_language(chunk: Chunk, settings: ProfileSettings | None = None) -> s
     return front_matter_text(chunk, "language", "lang") or site or UNKNOWN_LANGUAGE
 
 
-def code_language(chunk: Chunk) -> str | None:
-    """The language when everything but the headings is code in one named language."""
+def code_only_language(chunk: Chunk) -> str | None:
+    """The language of a chunk that holds nothing but code (and headings) in one named
+    language, else None."""
     kinds = set(chunk.block_types) - {"heading"}
     languages = set(chunk.features.code_languages)
     if kinds == {"code"} and len(languages) == 1 and "" not in languages:
@@ -340,7 +326,7 @@ def _semantic(chunk: Chunk, settings: ProfileSettings | None, block_index: int) 
     for neighbour in (chunk.prev_id, chunk.next_id):
         if neighbour is not None:
             links.append(f"related:{as_uuid4(str(uuid.uuid5(UUID_NAMESPACE, neighbour)))}")
-    code = code_language(chunk)
+    code = code_only_language(chunk)
     block_id = as_uuid4(str(uuid.uuid5(UUID_NAMESPACE, block_key(chunk))))
     return SemanticChunk(
         uuid=as_uuid4(chunk.uuid),

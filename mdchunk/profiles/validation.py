@@ -8,10 +8,12 @@ lossless (no comma inside a comma-joined list item).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import math
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -44,11 +46,16 @@ def require(field: str, value: object) -> None:
         raise ChunkValidationError(field, value, "is required and cannot be null")
 
 
-def check_str(field: str, value: object, *, required: bool = False, blank: bool = True) -> None:
-    """A string (or None when optional); `blank=False` also refuses "" and spaces."""
+def _given(field: str, value: object, required: bool) -> bool:
+    """Whether there is a value to check: None is none, and refused for a required field."""
     if required:
         require(field, value)
-    if value is None:
+    return value is not None
+
+
+def check_str(field: str, value: object, *, required: bool = False, blank: bool = True) -> None:
+    """A string (or None when optional); `blank=False` also refuses "" and spaces."""
+    if not _given(field, value, required):
         return
     if not isinstance(value, str):
         raise ChunkValidationError(field, value, "must be a string")
@@ -58,9 +65,7 @@ def check_str(field: str, value: object, *, required: bool = False, blank: bool 
 
 def check_int(field: str, value: object, *, required: bool = False, minimum: int = 0) -> None:
     """An integer of at least `minimum` (or None when optional); booleans are not integers."""
-    if required:
-        require(field, value)
-    if value is None:
+    if not _given(field, value, required):
         return
     if isinstance(value, bool) or not isinstance(value, int):
         raise ChunkValidationError(field, value, "must be an integer")
@@ -77,17 +82,13 @@ def check_bool(field: str, value: object) -> None:
 def check_choice(field: str, value: object, choices: Sequence[str], *, required: bool = False
                  ) -> None:
     """One of `choices` (or None when optional)."""
-    if required:
-        require(field, value)
-    if value is not None and value not in choices:
+    if _given(field, value, required) and value not in choices:
         raise ChunkValidationError(field, value, f"must be one of {', '.join(choices)}")
 
 
 def check_uuid4(field: str, value: object, *, required: bool = False) -> None:
     """A UUID in canonical text form (8-4-4-4-12 hex digits), version 4, RFC 4122 variant."""
-    if required:
-        require(field, value)
-    if value is None:
+    if not _given(field, value, required):
         return
     if not isinstance(value, str):
         raise ChunkValidationError(field, value, "must be a UUIDv4 string")
@@ -169,6 +170,31 @@ def check_span(start: object, end: object) -> None:
     assert isinstance(start, int) and isinstance(end, int)
     if end < start:
         raise ChunkValidationError("end", end, f"must not be before start ({start})")
+
+
+def model_values(model: type[Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON form `data` of the dataclass `model` as its fields' values, refusing keys that
+    are none of its fields."""
+    known = [field.name for field in dataclasses.fields(model)]
+    return check_keys(model.__name__, dict(data), known)
+
+
+def json_form(model: Any) -> dict[str, Any]:
+    """The JSON form of a dataclass instance, in field order, without the fields that are
+    None: a nested model by its own `as_dict`, a tuple as a list, a dict as JSON values."""
+    data: dict[str, Any] = {}
+    for field in dataclasses.fields(model):
+        value = getattr(model, field.name)
+        nested = getattr(value, "as_dict", None)
+        if callable(nested):
+            value = nested()
+        elif isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, dict):
+            value = json.loads(json.dumps(value))
+        if value is not None:
+            data[field.name] = value
+    return data
 
 
 def check_keys(model: str, data: object, known: Sequence[str]) -> dict[str, Any]:
