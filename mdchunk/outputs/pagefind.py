@@ -30,6 +30,7 @@ import functools
 import html
 import itertools
 import json
+import os
 import queue
 import subprocess
 import threading
@@ -267,12 +268,15 @@ class _PagefindService:
         """
         ids = [self._send(payload) for payload in payloads]
         self._flush()
+        waiting = set(ids)
         answers: dict[object, dict[str, Any]] = {}
-        while len(answers) < len(ids):
+        while waiting:
             message_id, payload = self._next_answer()
             if payload.get("type") == "Error":
                 raise PagefindError(f"Pagefind: {payload.get('message')}")
-            answers[message_id] = payload
+            if message_id in waiting:
+                waiting.discard(message_id)
+                answers[message_id] = payload
         return [answers[message_id] for message_id in ids]
 
     def _send(self, payload: dict[str, Any]) -> int:
@@ -321,7 +325,7 @@ class _PagefindService:
         assert stdout is not None
         unfinished: list[bytes] = []
         try:
-            while data := stdout.read1(_READ_SIZE):
+            while data := os.read(stdout.fileno(), _READ_SIZE):
                 *ends, rest = data.split(b",")
                 for end in ends:
                     self._answer(b"".join([*unfinished, end]))
@@ -343,9 +347,12 @@ class _PagefindService:
         except (binascii.Error, ValueError):
             self._note(encoded)
             return
-        payload = response.get("payload") or {}
+        payload = response.get("payload") if isinstance(response, dict) else None
+        if not isinstance(payload, dict):
+            self._note(encoded)
+            return
         message_id = _message_id(response, payload)
-        if message_id is not None:
+        if message_id is not None or payload.get("type") == "Error":
             self._answers.put((message_id, payload))
 
     def _note(self, said: bytes) -> None:
