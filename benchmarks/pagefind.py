@@ -7,7 +7,7 @@ after one warm-up run of each) so that machine noise hits all three alike:
 
 - A: mdchunk writes its native index (the baseline);
 - B: mdchunk writes the native index and the `pagefind` format: a Pagefind bundle with one
-  record per section, made at the end of the build through Pagefind's Python API;
+  record per section, made at the end of the build by Pagefind's binary run as a service;
 - C: as A, then Pagefind's own command on the built HTML, `pagefind --site site`, with its
   default indexing: one record per page.
 

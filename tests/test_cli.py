@@ -540,8 +540,8 @@ class HashEmbedder:
 def test_chroma_sync_holds_the_index_and_reembeds_only_changes(site: Path, tmp_path: Path,
                                                                 index: Path) -> None:
     pytest.importorskip("chromadb")
-    from mdchunk.chroma import open_collection, sync_chroma
-    from mdchunk.diff import diff_indexes
+    from mdchunk.tools.chroma import open_collection, sync_chroma
+    from mdchunk.tools.diff import diff_indexes
 
     store = tmp_path / "chroma"
     embed = HashEmbedder()

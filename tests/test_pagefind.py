@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,27 +163,16 @@ def test_search_page_needs_the_pagefind_format() -> None:
 # ---- the bundle ----
 
 
-def test_a_failed_run_keeps_the_previous_bundle(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_run_keeps_the_previous_bundle(tmp_path: Path) -> None:
     page = chunk_page(PAGE, max_tokens=24, min_tokens=0)
     folder = tmp_path / "site" / "pagefind"
     assert write_bundle(folder, pagefind_records(page)) == len(sections(page.chunks))
     before = folder_bytes(folder)
-    from pagefind.index import PagefindIndex
-
-    real_add = PagefindIndex.add_custom_record
-    added = 0
-
-    async def failing_add(self: Any, **record: Any) -> Any:
-        nonlocal added
-        added += 1
-        if added > 2:
-            raise RuntimeError("disk full")
-        return await real_add(self, **record)
-
-    monkeypatch.setattr(PagefindIndex, "add_custom_record", failing_add)
-    with pytest.raises(PagefindError, match="disk full"):
-        write_bundle(folder, pagefind_records(page) * 3)
+    # Pagefind takes two records, then refuses the third (a title that is no string).
+    refused = {**pagefind_records(page)[0], "meta": {"title": 1}}
+    records = [*pagefind_records(page)[:2], refused, *pagefind_records(page)]
+    with pytest.raises(PagefindError, match=r"^Pagefind: "):
+        write_bundle(folder, records)
     assert folder_bytes(folder) == before
     assert leftovers(tmp_path / "site") == []
 
@@ -195,6 +185,20 @@ def test_the_bundle_is_written_from_a_running_event_loop_too(tmp_path: Path) -> 
         return write_bundle(tmp_path / "pagefind", records)
 
     assert asyncio.run(from_a_coroutine()) == len(records)
+    assert bundle_entry(tmp_path / "pagefind")["languages"]["unknown"]["page_count"] == len(
+        records)
+
+
+def test_each_answer_of_pagefind_is_taken_as_soon_as_it_is_written(tmp_path: Path) -> None:
+    """A large site's sections take what Pagefind needs, not a pause per record (Pagefind's
+    Python package waits a tenth of a second before it reads each answer: 100 s here)."""
+    page = chunk_page(PAGE, max_tokens=24, min_tokens=0)
+    records = [{**record, "url": f"{record['url']}{number}"}
+               for number in range(1000 // len(pagefind_records(page)) + 1)
+               for record in pagefind_records(page)]
+    start = time.monotonic()
+    assert write_bundle(tmp_path / "pagefind", records) == len(records)
+    assert time.monotonic() - start < 30
     assert bundle_entry(tmp_path / "pagefind")["languages"]["unknown"]["page_count"] == len(
         records)
 

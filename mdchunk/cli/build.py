@@ -1,0 +1,276 @@
+"""`mdchunk chunk` and `mdchunk site`: the commands that build an index, and their settings.
+
+Both take their settings from a `--config` file (`config_file.py`) and their flags (`flags.py`),
+later ones winning; a bad value names the file and key that set it, or the flag. `chunk` renders
+Markdown files and hands them to an `IndexBuilder`; `site` reads a built site (`mdchunk.sites`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mdchunk.cli.config_file import options_of_file, plugin_options
+from mdchunk.cli.flags import chunking_flags, jobs_flags, llms_flags
+from mdchunk.duplicates import checked_mode
+from mdchunk.errors import MdChunkError, OptionError
+
+#: The flags of options whose name is not the flag's.
+_FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'",
+          "pagefind_filters": "'--pagefind-filter'"}
+
+
+def _fail(error: Exception, origins: Mapping[str, str] | None = None) -> click.ClickException:
+    """A click error for a core error: a bad option names the file that set it (`origins`:
+    an option's name -> the file option that named that file), else its flag."""
+    if isinstance(error, OptionError):
+        option = error.option.split(".")[0]
+        if origins and option in origins:
+            return click.BadParameter(f"{error.option}: {error.message}",
+                                      param_hint=origins[option])
+        flag = _FLAGS.get(option, "'--" + option.replace("_", "-") + "'")
+        return click.BadParameter(error.message, param_hint=f"{flag} ({error.option})")
+    return click.ClickException(str(error))
+
+
+@dataclasses.dataclass
+class _Settings:
+    """A command's options from its files and flags (later ones win), with the file that set
+    each (so that a bad value names the file and the key, not a flag nobody gave)."""
+
+    values: dict[str, Any] = dataclasses.field(default_factory=dict)
+    origins: dict[str, str] = dataclasses.field(default_factory=dict)
+    """An option's name -> the file option and file it came from (`'--config' (FILE)`)."""
+
+    def update(self, values: Mapping[str, Any], origin: str | None = None) -> None:
+        """Add `values`, read from the file `origin` names (None: from flags)."""
+        self.values.update(values)
+        for key in values:
+            if origin is None:
+                self.origins.pop(key, None)
+            else:
+                self.origins[key] = origin
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(exists=True, path_type=Path))
+@click.option("-o", "--output-dir", "out", required=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write the index (and the pages' Markdown) into.")
+@click.option("-f", "--format", "formats", multiple=True, metavar="NAME",
+              help="Output format, repeatable: native, files, hepilot, semantic, flat, "
+                   "markdown_chunker, adr, docsearch, sqlite, pagefind (default: native).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="YAML file with the MkDocs plugin's option names (and site_url); flags "
+                   "win over it. An mkdocs.yml goes to --mkdocs-config.")
+@click.option("--mkdocs-config", type=click.Path(dir_okay=False, path_type=Path),
+              help="An mkdocs.yml: its markdown_extensions, site_url and mdchunk options.")
+@jobs_flags
+@chunking_flags
+def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
+          config_file: Path | None, mkdocs_config: Path | None, jobs: int,
+          tokenizer: str | None, **flags: Any) -> None:
+    """Chunk Markdown files or folders (no site build) into OUT.
+
+    Each file is rendered with Python-Markdown (toc with permalinks, tables, fences,
+    admonition, attr_list, def_list, footnotes, md_in_html; or the extensions of
+    --mkdocs-config), then chunked by the same core as the MkDocs plugin. Page urls follow
+    MkDocs's directory urls: guide/install.md -> guide/install/, index.md -> the root.
+    OUT is an index, not a site: no llms.txt is written (build the site with the plugin, or
+    run `mdchunk site` on it).
+    """
+    from mdchunk.sources import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
+
+    settings = _Settings()
+    try:
+        markdown_config = MarkdownConfig.default()
+        if mkdocs_config is not None:
+            site = load_mkdocs_config(mkdocs_config)
+            markdown_config = site.markdown
+            settings.update(plugin_options(mkdocs_config, site, "--mkdocs-config"),
+                            f"'--mkdocs-config' ({mkdocs_config})")
+        if config_file is not None:
+            settings.update(options_of_file(config_file, "chunk"), f"'--config' ({config_file})")
+        settings.update(_flag_settings(formats, flags))
+        options, output = _split_settings(settings.values)
+    except (MdChunkError, OSError) as error:
+        raise _fail(error, settings.origins) from error
+    from mdchunk.sources import find_sources
+
+    try:
+        sources = find_sources(paths, exclude=list(output.get("exclude") or []))
+    except SourceError as error:
+        raise _fail(error) from error
+    renderer = Renderer(markdown_config,
+                        files=[s.source_path for s in sources] + _all_files(paths))
+    _run_chunk(sources, renderer, options, output, out,
+               progress=any(path.is_dir() for path in paths), jobs=jobs, tokenizer=tokenizer)
+
+
+def _all_files(paths: Sequence[Path]) -> list[str]:
+    """Source paths of every file under the folders (targets of links to rewrite)."""
+    names: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            names.extend(file.relative_to(path).as_posix()
+                         for file in path.rglob("*") if file.is_file())
+    return names
+
+
+def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings given as flags (those not given are left out)."""
+    settings = {
+        name: value for name, value in flags.items()
+        if value is not None and value != () and not name.startswith("adaptive_")
+        and name != "output_name"
+    }
+    if flags.get("output_name"):
+        settings["output"] = flags["output_name"]
+    if formats:
+        settings["formats"] = list(formats)
+    for name in ("exclude", "pagefind_filters", "llms_optional"):
+        if settings.get(name) is not None:
+            settings[name] = list(settings[name])
+    adaptive = {
+        key: flags[f"adaptive_{key}"] for key in ("base_size", "min_scale", "max_scale")
+        if flags.get(f"adaptive_{key}") is not None
+    }
+    if adaptive:
+        settings["adaptive_sizing"] = adaptive
+    return settings
+
+
+def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The chunking options (validated) and the output settings."""
+    from mdchunk.options import ChunkOptions, check_output_path
+    from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
+    from mdchunk.profiles import check_formats
+
+    fields = {field.name for field in dataclasses.fields(ChunkOptions)}
+    options = ChunkOptions.validated({key: value for key, value in settings.items()
+                                      if key in fields})
+    output = {key: value for key, value in settings.items() if key not in fields}
+    output["formats"] = check_formats(output.get("formats") or ["native"])
+    name = check_output_path(output.get("output") or "chunks.jsonl")
+    output["output"] = name
+    output["duplicates"] = checked_mode(output.get("duplicates", "mark"))
+    output["pagefind"] = PagefindSettings.validated(
+        folder=output.get("pagefind_output") or DEFAULT_FOLDER,
+        search_page=bool(output.get("pagefind_search_page")), formats=output["formats"])
+    return options, output
+
+
+def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapping[str, Any],
+               out: Path, *, progress: bool, jobs: int, tokenizer: str | None) -> None:
+    from mdchunk.exclusion import metadata_exclusion
+    from mdchunk.outputs.pages import OutputSettings
+    from mdchunk.outputs.twins import page_markdown_path
+    from mdchunk.session.builder import BuildSettings, IndexBuilder
+
+    settings = BuildSettings(
+        options=options, output=OutputSettings(
+            formats=tuple(output["formats"]),
+            pagefind_filters=tuple(output.get("pagefind_filters") or ())),
+        index=output["output"], site_url=str(output.get("site_url") or ""),
+        write_markdown=output.get("write_markdown", True) is not False,
+        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
+        duplicates=output["duplicates"])
+    builder = IndexBuilder(settings, site_dir=out, report=lambda source, message: click.echo(
+        f"warning: {source}: {message}", err=True))
+    order: list[str] = []
+    show = progress and sys.stderr.isatty()
+    try:
+        with click.progressbar(sources, label="Chunking", file=sys.stderr,
+                               show_pos=True) if show else _nullbar(sources) as bar:
+            for source in bar:
+                page = renderer.render(source)
+                if metadata_exclusion(page.meta):
+                    continue
+                order.append(page.source_path)
+                builder.add_page(page, markdown_path=page_markdown_path(page.url))
+        summary = builder.finish(order)
+    except (OSError, MdChunkError) as error:
+        raise _fail(error) from error
+    finally:
+        builder.close()
+    click.echo(summary.describe(), err=True)
+
+
+class _nullbar:  # noqa: N801 - stands in for click.progressbar
+    """A context manager that yields the items unchanged (no progress bar)."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self.items = items
+
+    def __enter__(self) -> Sequence[Any]:
+        return self.items
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+@click.command()
+@click.argument("site_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--docs", "docs_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The sources: pages get their source path and front matter from them.")
+@click.option("--content-selector", metavar="CSS",
+              help="CSS selector of the page content, for a theme mdchunk does not know.")
+@click.option("-f", "--format", "formats", multiple=True, metavar="NAME",
+              help="Output format, repeatable (default: native).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="YAML file with the MkDocs plugin's option names (and site_url), or the "
+                   "site's mkdocs.yml (its mdchunk plugin options and site_url); flags win "
+                   "over it.")
+@click.option("-v", "--verbose", is_flag=True, help="Name every file skipped, and why.")
+@jobs_flags
+@chunking_flags
+@llms_flags
+def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
+         formats: tuple[str, ...], config_file: Path | None, jobs: int, tokenizer: str | None,
+         verbose: bool, **flags: Any) -> None:
+    """Chunk an already built site (SITE_DIR) and write the index into it.
+
+    For engines that run no Python plugins (Zensical, MkDocs 2) and sites built elsewhere:
+    `zensical build && mdchunk site site/`. The page content is found with selectors for the
+    MkDocs, readthedocs, Material/Zensical and Sphinx (basic, alabaster, furo, pydata, book,
+    rtd) themes; 404, search and generated index pages are skipped. Page titles and the
+    sections of llms.txt come from the navigation the pages show. Where a plugin sees the
+    same site, the chunks are the plugin's.
+    """
+    from mdchunk.outputs.llms import OPTIONS, LlmsOptions
+    from mdchunk.outputs.pages import counted, index_summary
+    from mdchunk.sites import chunk_site
+
+    settings = _Settings()
+    try:
+        if config_file is not None:
+            settings.update(options_of_file(config_file, "site"), f"'--config' ({config_file})")
+        settings.update(_flag_settings(formats, flags))
+        options, output = _split_settings(settings.values)
+        llms = LlmsOptions.validated({name: output.get(name) for name in OPTIONS})
+        summary = chunk_site(
+            site_dir, options=options, formats=output["formats"], docs_dir=docs_dir,
+            content_selector=content_selector, site_url=output.get("site_url"),
+            exclude=list(output.get("exclude") or ()),
+            write_markdown=output.get("write_markdown") is not False, output=output["output"],
+            jobs=jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
+            pagefind_filters=list(output.get("pagefind_filters") or ()),
+            llms=llms, duplicates=output["duplicates"],
+        )
+    except (MdChunkError, OSError) as error:
+        raise _fail(error, settings.origins) from error
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if verbose:
+        for skipped in summary.skipped:
+            click.echo(f"skipped: {skipped}", err=True)
+    skipped = f"; {counted(len(summary.skipped), 'page')} skipped" if summary.skipped else ""
+    click.echo(index_summary(summary.pages, summary.written) + skipped)
+    if summary.search_page is not None:
+        click.echo(f"search page: {summary.search_page}")

@@ -1,0 +1,102 @@
+"""`mdchunk query` and `mdchunk mcp`: answers from a written index, to a person in the terminal
+or to an AI assistant over MCP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+@click.command()
+@click.argument("index", type=click.Path(exists=True, path_type=Path))
+@click.argument("question")
+@click.option("-k", "--top", "k", default=5, show_default=True, type=click.IntRange(min=1),
+              help="How many chunks to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def query(index: Path, question: str, k: int, as_json: bool) -> None:
+    """Search INDEX (a chunks.sqlite or chunks.jsonl, or the folder holding it) for QUESTION.
+
+    Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
+    and titles weigh more than in body text). A chunks.jsonl is indexed on the fly; for
+    repeated searches, write chunks.sqlite at build time (`formats: [native, sqlite]`).
+    """
+    import sqlite3
+
+    path = _searchable(index)
+    try:
+        hits = _search(path, question, k)
+    except (sqlite3.Error, OSError, ValueError) as error:
+        raise click.ClickException(
+            f"{path}: cannot search: {error}; give a chunks.sqlite (formats: [native, sqlite]) "
+            "or a native chunks.jsonl") from error
+    if as_json:
+        click.echo(json.dumps([hit.as_dict() for hit in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        click.echo("no match", err=True)
+        return
+    for rank, hit in enumerate(hits, start=1):
+        click.echo(f"{rank}. {hit.breadcrumb or hit.title}  (score {hit.score:.2f})")
+        click.echo(f"   {hit.url or '/'}")
+        excerpt = " ".join(hit.text.split())
+        click.echo(f"   {excerpt[:160]}{'...' if len(excerpt) > 160 else ''}")
+
+
+def _searchable(index: Path) -> Path:
+    """The index file to search: `index`, or in a folder its chunks.sqlite, else chunks.jsonl."""
+    if not index.is_dir():
+        return index
+    sqlite = index / "chunks.sqlite"
+    return sqlite if sqlite.is_file() or not (index / "chunks.jsonl").is_file() else (
+        index / "chunks.jsonl")
+
+
+def _search(path: Path, question: str, k: int) -> list[Any]:
+    """`search` over an SQLite index, or over one made for the occasion from JSON records."""
+    import tempfile
+
+    from mdchunk.outputs.sqlite import read_index, search, write_sqlite
+
+    if path.suffix in (".sqlite", ".db", ".sqlite3"):
+        return search(path, question, k)
+    with tempfile.TemporaryDirectory(prefix="mdchunk-query-") as folder:
+        database = Path(folder) / "chunks.sqlite"
+        write_sqlite(database, read_index(path))
+        return search(database, question, k)
+
+
+@click.command("mcp")
+@click.argument("site_or_index", type=click.Path(exists=True, path_type=Path))
+@click.option("--http", is_flag=True,
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on with --http. Any address but 127.0.0.1, ::1 or "
+                   "localhost exposes the docs to every machine that reaches it, with no "
+                   "authentication.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
+              help="Port to listen on with --http.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the SQLite index made from chunks.jsonl goes when the site folder "
+                   "cannot be written (default: $XDG_CACHE_HOME/mdchunk/mcp).")
+def mcp_command(site_or_index: Path, http: bool, host: str, port: int,
+                cache_dir: Path | None) -> None:
+    """Serve a built site's chunk index to AI assistants over MCP (stdio by default).
+
+    SITE_OR_INDEX is the built site folder (holding chunks.jsonl and the pages' Markdown), its
+    chunks.jsonl or a chunks.sqlite. Tools: search_docs, read_section, read_page,
+    list_sections. Without chunks.sqlite (formats: [native]) the SQLite index is made from
+    chunks.jsonl, beside it. Needs pip install 'mdchunk[mcp]'.
+    """
+    try:
+        from mdchunk.mcp import DocsError, serve
+    except ImportError as error:
+        raise click.ClickException(f"the MCP SDK is not installed ({error}): "
+                                   "pip install 'mdchunk[mcp]'") from error
+    try:
+        serve(site_or_index, http=http, host=host, port=port, cache_dir=cache_dir,
+              say=lambda line: click.echo(line, err=True))
+    except DocsError as error:
+        raise click.ClickException(str(error)) from error
