@@ -272,7 +272,8 @@ class _TitleOf(Treeprocessor):
     def run(self, root: ElementTree.Element) -> None:
         first = next(iter(root), None)
         is_h1 = first is not None and first.tag == "h1"
-        self.title = "".join(first.itertext()).strip() or None if is_h1 else None
+        text = "".join(first.itertext()).strip() if first is not None and is_h1 else ""
+        self.title = text or None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -20,11 +20,14 @@ import base64
 import binascii
 import contextlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pagefind.service import PagefindService
 
 from mdchunk.errors import PagefindError
+
+if TYPE_CHECKING:
+    from pagefind.service.types import InternalRequestPayload, InternalResponsePayload
 
 _SAID_AT_MOST = 2000
 """Characters of the binary's own output kept for an error message."""
@@ -49,7 +52,7 @@ class ResponsiveService(PagefindService):
                                 ) from error
         return self
 
-    async def send(self, payload: Any) -> Any:
+    async def send(self, payload: InternalRequestPayload) -> InternalResponsePayload:
         """Send one request and wait for its answer; raise `PagefindError` once the binary
         stopped, or when it answers with an error."""
         if self._stopped is not None:
@@ -102,7 +105,8 @@ class ResponsiveService(PagefindService):
         if payload.get("type") == "Error":
             waiting.set_exception(PagefindError(f"Pagefind: {payload.get('message')}"))
         else:
-            waiting.set_result(payload)
+            # (the binary answers a request with the payload of its kind, as the SDK reads it)
+            waiting.set_result(cast("InternalResponsePayload", payload))
 
     def _note(self, said: bytes) -> None:
         if said.strip():
