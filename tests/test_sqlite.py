@@ -20,6 +20,7 @@ from mdchunk.outputs.sqlite import (
 )
 from mdchunk.profiles import PROFILES
 from tests.conftest import build_mkdocs
+from tests.helpers import read_jsonl
 
 
 @pytest.fixture(scope="module")
@@ -39,17 +40,13 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_mkdocs(config_file)
 
 
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 def test_sqlite_format_is_registered() -> None:
     assert PROFILES["sqlite"].target == "chunks.sqlite"
     assert PROFILES["sqlite"].layout == "sqlite"
 
 
 def test_mkdocs_build_writes_the_native_records_to_sqlite(built_site: Path) -> None:
-    native = _jsonl(built_site / "chunks.jsonl")
+    native = read_jsonl(built_site / "chunks.jsonl")
     stored = read_sqlite(built_site / "chunks.sqlite")
     assert len(stored) == len(native) > 50
     assert stored == native  # every field, nested ones decoded from JSON
@@ -155,4 +152,4 @@ def test_sphinx_config_accepts_sqlite(tmp_path: Path) -> None:
     app = Sphinx(str(source), str(source), str(out), str(tmp_path / "doctrees"), "html",
                  status=None, warning=None, freshenv=True)
     app.build()
-    assert read_sqlite(out / "chunks.sqlite") == _jsonl(out / "chunks.jsonl")
+    assert read_sqlite(out / "chunks.sqlite") == read_jsonl(out / "chunks.jsonl")
