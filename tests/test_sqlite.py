@@ -137,6 +137,7 @@ def test_sphinx_config_accepts_sqlite(tmp_path: Path) -> None:
     """`mdchunk_formats = ["sqlite"]` goes through the same registry (no adapter change)."""
     pytest.importorskip("sphinx")
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     source = tmp_path / "src"
     source.mkdir()
@@ -149,7 +150,10 @@ def test_sphinx_config_accepts_sqlite(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    app = Sphinx(str(source), str(source), str(out), str(tmp_path / "doctrees"), "html",
-                 status=None, warning=None, freshenv=True)
-    app.build()
+    # (in docutils' namespace, as sphinx-build runs: the directives Sphinx registers do not
+    # outlive the build, and a later build in this process registers them anew)
+    with docutils_namespace():
+        app = Sphinx(str(source), str(source), str(out), str(tmp_path / "doctrees"), "html",
+                     status=None, warning=None, freshenv=True)
+        app.build()
     assert read_sqlite(out / "chunks.sqlite") == read_jsonl(out / "chunks.jsonl")
