@@ -35,7 +35,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.corpus import nodejs_site, nodejs_sphinx_project  # noqa: E402
+from tests.corpus import nodejs_site, nodejs_sphinx_project  # noqa: E402
 
 Builder = Callable[[Path, Path, dict[str, str]], Path | None]
 """Builds a site under a folder from a repository checkout; returns the built site (None when

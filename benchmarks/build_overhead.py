@@ -3,7 +3,7 @@
     python benchmarks/build_overhead.py [--runs 5] [--engine mkdocs material mkdocs-inline
                                          mkdocs-tiktoken sphinx sphinx-j2]
 
-Builds the Node.js API docs (see corpus.py) without and with mdchunk, alternating the two so
+Builds the Node.js API docs (see tests/corpus.py) without and with mdchunk, alternating the two so
 that machine noise hits both alike, and prints a Markdown table of the median wall time and
 peak memory of each, and the median of the pairwise ratios. MkDocs is measured twice: a first
 build (mdchunk's page cache emptied before each run) and a rebuild of the unchanged site (every
@@ -39,8 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
+from tests.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 
 ENGINES = ("mkdocs", "material", "mkdocs-small", "mkdocs-inline", "mkdocs-index",
            "mkdocs-tiktoken", "sphinx", "sphinx-j2")

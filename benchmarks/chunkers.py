@@ -3,11 +3,11 @@
     pip install -e ".[bench]"
     python benchmarks/chunkers.py [--pages N] [--max-tokens 512] [--runs 3]
 
-The corpus is the Node.js API docs (see corpus.py). LangChain, LlamaIndex and Chonkie chunk the
-Markdown source files; mdchunk chunks the HTML MkDocs renders from those same files (default
-theme, plugins: search), from the page body to its final records with exact token counts, as
-the plugin makes them (`Chunker.chunk_page`, then `page_output`: native records, encoded).
-Every chunker gets the same token budget and cl100k_base, no overlap:
+The corpus is the Node.js API docs (see tests/corpus.py). LangChain, LlamaIndex and Chonkie
+chunk the Markdown source files; mdchunk chunks the HTML MkDocs renders from those same files
+(default theme, plugins: search), from the page body to its final records with exact token
+counts, as the plugin makes them (`Chunker.chunk_page`, then `page_output`: native records,
+encoded). Every chunker gets the same token budget and cl100k_base, no overlap:
 
 - LangChain: `MarkdownHeaderTextSplitter` (# to ######, strip_headers=False), then
   `RecursiveCharacterTextSplitter.from_tiktoken_encoder` with the Markdown separators of
@@ -60,9 +60,9 @@ from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.corpus import NODEJS_API, nodejs_site
 from benchmarks.measure import machine
 from mdchunk.tokens import installed_counters, load_encoding
+from tests.corpus import NODEJS_API, nodejs_site
 
 if TYPE_CHECKING:
     import tiktoken

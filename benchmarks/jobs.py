@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.corpus import NODEJS_API, nodejs_site
 from benchmarks.measure import machine
+from tests.corpus import NODEJS_API, nodejs_site
 
 ENV = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
 

@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.corpus import nodejs_site  # noqa: E402
+from tests.corpus import nodejs_site  # noqa: E402
 
 FORMATS = ["native", "files", "hepilot", "semantic", "flat", "markdown_chunker", "adr",
            "docsearch", "sqlite"]

@@ -2,7 +2,7 @@
 
     python benchmarks/pagefind.py [--runs 5]
 
-Builds the Node.js API docs (see corpus.py) with MkDocs three ways, in turn (A B C A B C ...,
+Builds the Node.js API docs (see tests/corpus.py) with MkDocs three ways, in turn (A B C A B C ...,
 after one warm-up run of each) so that machine noise hits all three alike:
 
 - A: mdchunk writes its native index (the baseline);
@@ -35,8 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.corpus import NODEJS_API, nodejs_site
 from benchmarks.measure import Run, machine, run
+from tests.corpus import NODEJS_API, nodejs_site
 
 
 def find_pagefind_package() -> None:

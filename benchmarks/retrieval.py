@@ -44,10 +44,11 @@ Metrics (scoring.py): Hit@1, Hit@5, MRR@10, section recall and precision of the 
 chunks, and the same within 1,024 retrieved tokens, macro-averaged over corpora with at least
 `--min-queries` queries; paired bootstrap 95% intervals of mdchunk (embedText) minus each other.
 
-Corpora: the Node.js API docs as an MkDocs site and as a Sphinx (MyST) project (corpus.py), the
-example sites (MkDocs and Sphinx), and the handbook, a small site like those the tests build
-(handbook.py). Each is built with the plugin once per mdchunk setting (`--settings`) and once
-with every heading its own chunk, whose records name the anchor of every heading.
+Corpora: the Node.js API docs as an MkDocs site and as a Sphinx (MyST) project
+(tests/corpus.py), the example sites (MkDocs and Sphinx), and the handbook, a small site like
+those the tests build (handbook.py). Each is built with the plugin once per mdchunk setting
+(`--settings`) and once with every heading its own chunk, whose records name the anchor of
+every heading.
 """
 
 from __future__ import annotations
@@ -75,7 +76,6 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 from benchmarks.handbook import handbook_site
 from benchmarks.scoring import BUDGET, METRICS, PairedBootstrap, Retrieved, macro, score_query
 from benchmarks.sections import (
@@ -88,6 +88,7 @@ from benchmarks.sections import (
     read_records,
 )
 from benchmarks.spans import EXACT, SPACES, UNLOCATED, WORDS, PageText, locate_chunks
+from tests.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 
 if TYPE_CHECKING:
     import numpy as np

@@ -2,7 +2,7 @@
 
     python benchmarks/scaling.py [--copies 10] [--builds [--theme material]]
 
-Builds the Node.js API docs once with MkDocs (see corpus.py), takes every page's rendered
+Builds the Node.js API docs once with MkDocs (see tests/corpus.py), takes every page's rendered
 body, then chunks the pages once and `--copies` times over (as distinct pages) with one
 `Chunker`, and prints the CPU time of each and their ratio: linear cost gives a ratio equal
 to the number of copies (the issue's bar: at most 11 for 10 copies). Token counts are not
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.build_overhead import rendered_pages, timed_build
-from benchmarks.corpus import NODEJS_API, nodejs_site
 from benchmarks.measure import Run, run
+from tests.corpus import NODEJS_API, nodejs_site
 
 if TYPE_CHECKING:
     from mdchunk import PageInput

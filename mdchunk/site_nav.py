@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from urllib.parse import unquote, urlsplit
 
 from lxml.cssselect import CSSSelector
-from lxml.etree import _Element
+from lxml.html import HtmlElement
 
 from mdchunk.chunking.html.text import title_text
 from mdchunk.outputs.outline import NavItem
@@ -90,7 +90,7 @@ class PageNav:
     each as the part's title and the pages it lists: the sidebar shows them without a name."""
 
 
-def page_nav(document: _Element, content: _Element, relative: str) -> PageNav:
+def page_nav(document: HtmlElement, content: HtmlElement, relative: str) -> PageNav:
     """The navigation of the page whose tree is `document`, `content` its main content (which
     may hold a toctree of its own, not the site's), `relative` its path in the site."""
     for part in _NOT_NAV(document):
@@ -111,22 +111,21 @@ def page_nav(document: _Element, content: _Element, relative: str) -> PageNav:
                    parts)
 
 
-def _inside(element: _Element, container: _Element) -> bool:
+def _inside(element: HtmlElement, container: HtmlElement) -> bool:
     return any(ancestor is container for ancestor in element.iterancestors())
 
 
-def _toctree_lists(document: _Element, content: _Element) -> list[_Element]:
+def _toctree_lists(document: HtmlElement, content: HtmlElement) -> list[HtmlElement]:
     """The lists of the sidebar's toctree, with the captions before them: the children of the
     element that holds the first list of toctree entries outside the content."""
     entry = next((found for found in _TOCTREE_ENTRY(document)
                   if found is not content and not _inside(found, content)), None)
-    if entry is None or entry.getparent() is None:
-        return []
-    holder = entry.getparent().getparent()
+    parent = entry.getparent() if entry is not None else None
+    holder = parent.getparent() if parent is not None else None
     return list(holder) if holder is not None else []
 
 
-def _toctree_entries(parts: list[_Element], relative: str) -> Iterator[NavEntry]:
+def _toctree_entries(parts: list[HtmlElement], relative: str) -> Iterator[NavEntry]:
     """A toctree as a theme renders it: lists of entries, each after its caption (a section
     of the navigation) or after none (top-level pages)."""
     caption = None
@@ -144,7 +143,7 @@ def _toctree_entries(parts: list[_Element], relative: str) -> Iterator[NavEntry]
             caption = None
 
 
-def _toctree_parts(content: _Element, relative: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+def _toctree_parts(content: HtmlElement, relative: str) -> Iterator[tuple[str, tuple[str, ...]]]:
     """The toctrees without a caption of the page's content that sit in a part of it (a
     section under the page's title, its heading an H2 or deeper), each as the part's title
     and the pages it lists, as the Sphinx extension names such a toctree's section."""
@@ -159,7 +158,7 @@ def _toctree_parts(content: _Element, relative: str) -> Iterator[tuple[str, tupl
             path for path, fragment in paths if path is not None and not fragment)
 
 
-def _part_heading(element: _Element) -> _Element | None:
+def _part_heading(element: HtmlElement) -> HtmlElement | None:
     """The heading of the section `element` sits in (None outside any)."""
     for ancestor in element.iterancestors():
         classes = (ancestor.get("class") or "").split()
@@ -186,7 +185,7 @@ def _in_parts(entries: list[NavEntry], parts: tuple[tuple[str, tuple[str, ...]],
     return grouped
 
 
-def _list_entries(listing: _Element, relative: str) -> Iterator[NavEntry]:
+def _list_entries(listing: HtmlElement, relative: str) -> Iterator[NavEntry]:
     """The entries of a navigation list: each item's own link (a page) or label (a section),
     and the entries of the list under it. An entry that links into a page (a heading of its
     table of contents) is no page: the entries under it take its place."""
@@ -212,7 +211,7 @@ def _list_entries(listing: _Element, relative: str) -> Iterator[NavEntry]:
             yield NavEntry(label, None, children)
 
 
-def _item_parts(item: _Element) -> tuple[_Element | None, str, _Element | None]:
+def _item_parts(item: HtmlElement) -> tuple[HtmlElement | None, str, HtmlElement | None]:
     """A navigation item's own link (None for a section's label, or a toggle), its label, and
     the list of the entries under it (None when it has none)."""
     link = sublist = None
@@ -238,7 +237,7 @@ def _item_parts(item: _Element) -> tuple[_Element | None, str, _Element | None]:
     return link, label, sublist
 
 
-def _is_link(link: _Element) -> bool:
+def _is_link(link: HtmlElement) -> bool:
     """Whether a navigation item's `<a>` links to a page: not when it only opens a menu (the
     mkdocs theme's), nor when it leads nowhere (`#`) but to the page itself marked current
     (the Read the Docs themes' and Sphinx's `current` entry)."""

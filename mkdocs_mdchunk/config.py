@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from mkdocs.config import base
-from mkdocs.config import config_options as c
 
 from mdchunk.errors import OptionError
 from mdchunk.session.builder import BuildSettings
 from mdchunk.session.config import MKDOCS, SiteFacts, build_settings, options_of, suggestion
 
 
-class _Value(c.BaseConfigOption[Any]):
+class _Value(base.BaseConfigOption[Any]):
     """An option whose value the core checks (`mdchunk.session.config.build_settings`)."""
 
     def __init__(self, default: Any) -> None:
@@ -31,13 +30,13 @@ class _CheckedConfig(base.Config):
         for key, message in list(warnings):
             if message.startswith("Unrecognised configuration name"):
                 warnings.remove((key, message))
-                failed.append((key, c.ValidationError(
+                failed.append((key, base.ValidationError(
                     f"Unrecognised configuration name: {key}; {suggestion(key, MKDOCS)}")))
         if not failed:
             try:
                 self.settings(SiteFacts())
             except OptionError as error:
-                failed.append((error.option, c.ValidationError(error.message)))
+                failed.append((error.option, base.ValidationError(error.message)))
         return failed, warnings
 
     def settings(self, site: SiteFacts) -> BuildSettings:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
+from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
@@ -98,6 +99,7 @@ class MdChunkBuild:
         page = PageInput(html=context["body"], source_path=source,
                          url=app.builder.get_target_uri(pagename),
                          title=_title(app, pagename, doctree), meta=meta)
+        assert isinstance(app.builder, StandaloneHTMLBuilder)  # (html and dirhtml only)
         html_file = Path(app.builder.get_outfilename(pagename)).relative_to(app.outdir)
         try:
             self.builder.add_page(page, markdown_path=markdown_beside(html_file.as_posix()))

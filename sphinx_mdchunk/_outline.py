@@ -8,7 +8,7 @@ page's own toctrees include are the pages under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -54,7 +54,7 @@ def _caption(toctree: addnodes.toctree) -> str:
     return first.astext() if isinstance(first, nodes.title) else ""
 
 
-def _pages(env: BuildEnvironment, entries: list[tuple[str | None, str]], seen: set[str],
+def _pages(env: BuildEnvironment, entries: Sequence[tuple[str | None, str]], seen: set[str],
            source_of: Callable[[str], str]) -> Iterator[NavItem]:
     """The documents of toctree `entries` (title, name) with those they include, once each."""
     for title, name in entries:

@@ -63,6 +63,12 @@ def make_site(tmp_path: Path) -> SiteBuilder:
 
 
 @pytest.fixture
+def reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Builds whose records do not depend on the time they ran (SOURCE_DATE_EPOCH)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+
+
+@pytest.fixture
 def example_site(tmp_path: Path) -> Path:
     """A copy of example-site/mkdocs in tmp_path (so builds never write into the repo)."""
     target = tmp_path / "example"

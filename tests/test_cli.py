@@ -14,15 +14,12 @@ from click.testing import CliRunner, Result
 from mdchunk._version import __version__
 from mdchunk.cli import main
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
+from tests.helpers import read_jsonl
 from tests.invariants import Index, check_index
 
 
 def run(*args: str | Path) -> Result:
     return CliRunner().invoke(main, [str(arg) for arg in args], catch_exceptions=False)
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:

@@ -26,8 +26,9 @@ from mdchunk.duplicates import (
     similarity,
 )
 from tests.conftest import SiteBuilder
+from tests.helpers import read_jsonl
 from tests.invariants import Index, check_index
-from tests.test_sections import PAGES, SNIPPET, build_with_snippets, read_jsonl
+from tests.test_sections import PAGES, SNIPPET, build_with_snippets
 
 # -- the rules --------------------------------------------------------------------------------
 

@@ -56,11 +56,6 @@ def llms_sections(site: Path) -> list[tuple[str, list[str]]]:
     return sections
 
 
-@pytest.fixture
-def reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-
-
 def test_post_build_equals_the_mkdocs_plugin(example_site: Path, tmp_path: Path) -> None:
     """The records and llms.txt of the plugin: titles from the nav (the home page's "Home",
     not the site's name), llms.txt's sections and their pages in the nav's order."""

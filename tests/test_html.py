@@ -14,7 +14,6 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-import markdown
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,6 +21,7 @@ from markdown.extensions.toc import TocExtension
 
 from mdchunk.chunking.html import parse_html
 from mdchunk.model import Block, ParsedPage
+from tests.helpers import render
 
 EXTENSIONS = [
     "toc",
@@ -85,13 +85,14 @@ def html_fixture(name: str, html: str) -> str:
     return html
 
 
-def render(text: str, configs: dict[str, dict[str, Any]] | None = None,
-           extra: Iterable[str] = ()) -> str:
-    """Render Markdown with Python-Markdown and the MkDocs extensions (`configs` on top)."""
+def render_page(text: str, configs: dict[str, dict[str, Any]] | None = None,
+                extra: Iterable[str] = ()) -> str:
+    """Render Markdown with the MkDocs extensions these tests use (`extra` added), each
+    configured by `BASE_CONFIG` with `configs` on top."""
     merged = {name: dict(value) for name, value in BASE_CONFIG.items()}
     for name, value in (configs or {}).items():
         merged.setdefault(name, {}).update(value)
-    return markdown.markdown(text, extensions=[*EXTENSIONS, *extra], extension_configs=merged)
+    return render(text, [*EXTENSIONS, *extra], merged)
 
 
 def parse(text: str, *, page_url: str = "guide/", site_url: str = "",
@@ -100,7 +101,7 @@ def parse(text: str, *, page_url: str = "guide/", site_url: str = "",
 
     `configs` are extension configs by name, `_` for `.` (`pymdownx_highlight={...}`).
     """
-    html = render(
+    html = render_page(
         textwrap.dedent(text), {k.replace("_", "."): v for k, v in configs.items()}, extra
     )
     return checked(parse_html(html, page_url=page_url, site_url=site_url))
@@ -108,7 +109,8 @@ def parse(text: str, *, page_url: str = "guide/", site_url: str = "",
 
 def parse_fixture(name: str, *, page_url: str = "guide/", site_url: str = "") -> ParsedPage:
     source, configs = FIXTURES[name]
-    return checked(parse_html(render(source, configs), page_url=page_url, site_url=site_url))
+    return checked(parse_html(render_page(source, configs), page_url=page_url,
+                              site_url=site_url))
 
 
 def checked(page: ParsedPage) -> ParsedPage:
@@ -274,7 +276,7 @@ def test_heading_title_is_plain_text_while_markdown_keeps_markup() -> None:
     assert heading.title == "The pip tool: docs"
     # The id Markdown gave the heading (`the-pip-tool-docs`; before 3.5 its slug kept the
     # footnote's number).
-    [anchor] = re.findall(r'<h2 id="([^"]+)"', render(textwrap.dedent(source)))
+    [anchor] = re.findall(r'<h2 id="([^"]+)"', render_page(textwrap.dedent(source)))
     assert heading.anchor == anchor and anchor.startswith("the-pip-tool-docs")
 
 
@@ -1220,7 +1222,7 @@ def documents(draw: st.DrawFn) -> tuple[str, list[str], dict[str, dict[str, Any]
 @given(documents())
 def test_property_random_documents(document: tuple[str, list[str], dict[str, Any]]) -> None:
     source, codes, configs = document
-    page = parse_html(render(source, configs), page_url="p/", site_url="https://e.com/")
+    page = parse_html(render_page(source, configs), page_url="p/", site_url="https://e.com/")
     assert_invariants(page)
     found = [code_of(page, block) for block in walk(page, "code")]
     # Every code block shown comes out exactly, and none of the excluded section.

@@ -36,6 +36,7 @@ from mdchunk.mcp import LiveDocs
 from mdchunk.outputs.sqlite import read_sqlite, search
 from mdchunk.tokens import tiktoken_counter
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
+from tests.helpers import read_jsonl
 
 #: tiktoken itself: the reference the server's counts must agree with.
 COUNT = tiktoken_counter("cl100k_base")
@@ -101,8 +102,7 @@ def overlap_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def records(site: Path) -> list[dict[str, Any]]:
-    return [json.loads(line)
-            for line in (site / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
+    return read_jsonl(site / "chunks.jsonl")
 
 
 def page_markdown(site: Path, page_url: str) -> str:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.corpus import NODEJS_API, nodejs_site
 from tests.conftest import build_mkdocs
+from tests.corpus import NODEJS_API, nodejs_site
 from tests.invariants import Index, check_index
 
 pytestmark = [

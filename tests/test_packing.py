@@ -8,16 +8,16 @@ import os
 from collections.abc import Sequence
 from unittest import mock
 
-import markdown
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput, parse_html
+from mdchunk import Chunk, ChunkOptions, OptionError, PageChunks, parse_html
 from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.model import Block
 from mdchunk.options import BOUNDED_FIELDS
 from tests.conftest import SiteBuilder
+from tests.helpers import chunk_page, render
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,
@@ -27,24 +27,9 @@ from tests.invariants import (
     count_tokens,
 )
 
-EXTENSIONS = ["toc", "tables", "admonition", "attr_list", "def_list", "footnotes",
-              "pymdownx.superfences", "pymdownx.arithmatex"]
-CONFIGS = {"toc": {"permalink": True}, "pymdownx.arithmatex": {"generic": True}}
-
-
-def render(text: str) -> str:
-    return markdown.markdown(text, extensions=EXTENSIONS, extension_configs=CONFIGS)
-
-
-#: The title of the pages `chunk` makes: their first heading when they do not open with an H1.
+#: The title of the pages `chunk_page` makes: their first heading when they do not open with
+#: an H1.
 TITLE = "Page"
-
-
-def chunk(text: str, *, title: str = TITLE, **options: object) -> PageChunks:
-    chunker = Chunker(ChunkOptions.validated(options), site_url="https://example.org/")
-    page = PageInput(html=render(text), source_path="guide/page.md", url="guide/page/",
-                     title=title)
-    return chunker.chunk_page(page)
 
 
 def records(result: PageChunks) -> list[dict[str, object]]:
@@ -117,7 +102,7 @@ OPTIONS = st.fixed_dictionaries({
 def test_generated_pages_keep_every_invariant(text: str, options: dict[str, int],
                                               min_ratio: float) -> None:
     min_tokens = int(options["max_tokens"] * min_ratio)
-    result = chunk(text, min_tokens=min_tokens, **options)
+    result = chunk_page(text, min_tokens=min_tokens, **options)
     check_page(result, options["max_tokens"])
     html_ids = _ids(render(text))
     for c in result.chunks:
@@ -138,15 +123,15 @@ def test_the_budget_bounds_what_is_embedded(text: str, max_tokens: int, template
     template, fits max_tokens unless it is flagged (an atomic block, or a context line over
     half the budget). `originalText`: the text alone fits, and the chunks are those of a
     template that adds nothing."""
-    result = chunk(text, max_tokens=max_tokens, min_tokens=max_tokens // 10,
-                   embed_template=template, max_tokens_bounds=bounds)
+    result = chunk_page(text, max_tokens=max_tokens, min_tokens=max_tokens // 10,
+                        embed_template=template, max_tokens_bounds=bounds)
     check_page(result, max_tokens)
     for c in result.chunks:
         bounded = c.embed_tokens if bounds == "embedText" else c.tokens
         assert bounded <= max_tokens or c.flags.allow_oversize
     if bounds == "originalText":
-        alone = chunk(text, max_tokens=max_tokens, min_tokens=max_tokens // 10,
-                      embed_template="{text}")
+        alone = chunk_page(text, max_tokens=max_tokens, min_tokens=max_tokens // 10,
+                           embed_template="{text}")
         assert spans(result) == spans(alone)
 
 
@@ -158,8 +143,8 @@ def test_the_context_line_counts_in_the_budget_by_default() -> None:
     words = " ".join(f"word{i}" for i in range(400))  # (no sentence end: cut between words)
     text = (f"# Guide\n\nIntro of the guide, long enough to stand as a chunk.\n\n"
             f"## Install\n\n{words}")
-    embedded = chunk(text, max_tokens=100, min_tokens=0)
-    original = chunk(text, max_tokens=100, min_tokens=0, max_tokens_bounds="originalText")
+    embedded = chunk_page(text, max_tokens=100, min_tokens=0)
+    original = chunk_page(text, max_tokens=100, min_tokens=0, max_tokens_bounds="originalText")
     assert max(c.embed_tokens for c in embedded.chunks) <= 100
     assert max(c.embed_tokens for c in original.chunks) > 100  # the context line on top
     assert max(c.tokens for c in original.chunks) <= 100
@@ -170,7 +155,7 @@ def test_the_context_line_counts_in_the_budget_by_default() -> None:
 def test_a_context_line_over_half_the_budget_keeps_half_and_is_flagged() -> None:
     title = " ".join(["alpha"] * 12)
     text = f"# {title}\n\n## {title}\n\n### {title}\n\n{LONG}"
-    result = chunk(text, max_tokens=64, min_tokens=0, split_level=3)
+    result = chunk_page(text, max_tokens=64, min_tokens=0, split_level=3)
     deep = [c for c in result.chunks if len(c.header_path) == 3]
     assert deep and all(c.embed_tokens - c.tokens > 32 for c in deep)  # the context line
     assert all(c.tokens <= 32 for c in deep)
@@ -186,7 +171,8 @@ def test_a_context_line_over_half_the_budget_keeps_half_and_is_flagged() -> None
          "agent $x^2$ agent\n\n" + "agent. " * 6 + " ".join(["agent"] * 8) + " 日志。.",
     overlap=8, mode="text")
 def test_overlap_keeps_every_invariant(text: str, overlap: int, mode: str) -> None:
-    result = chunk(text, max_tokens=64, min_tokens=8, overlap_tokens=overlap, overlap_mode=mode)
+    result = chunk_page(text, max_tokens=64, min_tokens=8, overlap_tokens=overlap,
+                        overlap_mode=mode)
     check_page(result, 64)
     for previous, current in itertools.pairwise(result.chunks):
         if mode == "metadata":
@@ -206,8 +192,8 @@ def test_overlap_keeps_every_invariant(text: str, overlap: int, mode: str) -> No
 @given(text=DOCUMENT)
 def test_chunking_is_deterministic(text: str) -> None:
     with mock.patch.dict(os.environ, {"SOURCE_DATE_EPOCH": "1700000000"}):
-        first = records(chunk(text, max_tokens=96))
-        second = records(chunk(text, max_tokens=96))
+        first = records(chunk_page(text, max_tokens=96))
+        second = records(chunk_page(text, max_tokens=96))
     assert first == second
 
 
@@ -268,16 +254,17 @@ def titles(result: PageChunks) -> list[tuple[str, ...]]:
 
 
 def test_h2_always_starts_a_chunk_and_h3_stays_with_its_parent() -> None:
-    result = chunk("# T\n\nIntro text long enough to stand alone as the title chunk of the page "
-                   "with more words.\n\n## A\n\nAlpha.\n\n### A1\n\nAlpha one.\n\n## B\n\nBeta.",
-                   max_tokens=200, min_tokens=0, split_level=2)
+    result = chunk_page(
+        "# T\n\nIntro text long enough to stand alone as the title chunk of the page "
+        "with more words.\n\n## A\n\nAlpha.\n\n### A1\n\nAlpha one.\n\n## B\n\nBeta.",
+        max_tokens=200, min_tokens=0, split_level=2)
     assert titles(result) == [("T",), ("T", "A"), ("T", "B")]
     assert result.chunks[1].sub_headers == ("A1",)
 
 
 def test_deeper_sections_are_packed_separately_when_the_subtree_is_too_big() -> None:
     text = f"## A\n\nAlpha.\n\n### A1\n\n{LONG}\n\n### A2\n\nShort two."
-    result = chunk(text, title="", max_tokens=120, min_tokens=0)
+    result = chunk_page(text, title="", max_tokens=120, min_tokens=0)
     paths = titles(result)
     assert paths[0] == ("A",)
     assert ("A", "A2") in paths
@@ -287,15 +274,15 @@ def test_deeper_sections_are_packed_separately_when_the_subtree_is_too_big() -> 
 
 
 def test_split_level_one_keeps_h2_with_the_page_when_it_fits() -> None:
-    result = chunk("# T\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta.", split_level=1,
-                   min_tokens=0)
+    result = chunk_page("# T\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta.", split_level=1,
+                        min_tokens=0)
     assert titles(result) == [("T",)]
     assert result.chunks[0].sub_headers == ("A", "B")
 
 
 def test_lone_title_joins_the_first_section() -> None:
-    result = chunk("# Title\n\n## First\n\nBody of the first section.\n\n## Second\n\nMore.",
-                   min_tokens=20)
+    result = chunk_page("# Title\n\n## First\n\nBody of the first section.\n\n## Second\n\nMore.",
+                        min_tokens=20)
     first = result.chunks[0]
     assert first.text.startswith("# Title\n\n## First")
     assert first.header_path == ("Title",)
@@ -303,27 +290,27 @@ def test_lone_title_joins_the_first_section() -> None:
 
 
 def test_preamble_is_never_merged() -> None:
-    result = chunk("Just a line.\n\n## A\n\nShort.", title="", min_tokens=40)
+    result = chunk_page("Just a line.\n\n## A\n\nShort.", title="", min_tokens=40)
     assert [c.header_path for c in result.chunks] == [(), ("A",)]
     assert result.chunks[0].url == "guide/page/"
 
 
 def test_small_chunks_merge_left_within_their_section() -> None:
     text = f"## A\n\n{LONG}\n\nTiny tail."
-    result = chunk(text, max_tokens=150, min_tokens=30)
+    result = chunk_page(text, max_tokens=150, min_tokens=30)
     assert not result.chunks[-1].text.startswith("Tiny") or count_tokens(
         result.chunks[-1].text) >= 30
     assert result.chunks[-1].text.endswith("Tiny tail.")
 
 
 def test_small_chunks_never_merge_across_split_level_sections() -> None:
-    result = chunk("## A\n\nAlpha.\n\n## B\n\nBeta.", title="", min_tokens=100)
+    result = chunk_page("## A\n\nAlpha.\n\n## B\n\nBeta.", title="", min_tokens=100)
     assert titles(result) == [("A",), ("B",)]
     assert not any(c.flags.small_chunk for c in result.chunks)  # H2 is structurally strong
 
 
 def test_weak_small_chunk_is_flagged() -> None:
-    result = chunk("Preamble words.\n\n#### Deep\n\nTiny.", title="", min_tokens=40)
+    result = chunk_page("Preamble words.\n\n#### Deep\n\nTiny.", title="", min_tokens=40)
     flagged = [c for c in result.chunks if c.flags.small_chunk]
     assert flagged and all(c.flags.small_chunk_reason == "cannot_merge" for c in flagged)
 
@@ -332,7 +319,7 @@ def test_a_chunk_of_headings_alone_is_weak_and_flagged_small() -> None:
     """Seed 000's small_chunk: under min_tokens, no neighbour to merge with, structurally
     weak. A chunk of headings alone (a section with no body) is weak at any level; an H2 with
     its brief text is not."""
-    result = chunk("## Empty\n\n## Next\n\nShort.", title="", min_tokens=40)
+    result = chunk_page("## Empty\n\n## Next\n\nShort.", title="", min_tokens=40)
     assert [c.text for c in result.chunks] == ["## Empty", "## Next\n\nShort."]
     assert [c.flags.small_chunk for c in result.chunks] == [True, False]
     assert result.chunks[0].flags.small_chunk_reason == "cannot_merge"
@@ -351,7 +338,7 @@ def test_a_chunk_of_headings_alone_is_weak_and_flagged_small() -> None:
 )
 def test_atomic_blocks_larger_than_the_budget_are_one_flagged_chunk(block: str,
                                                                     reason: str) -> None:
-    result = chunk(f"## A\n\nBefore.\n\n{block}\n\nAfter.", max_tokens=64, min_tokens=0)
+    result = chunk_page(f"## A\n\nBefore.\n\n{block}\n\nAfter.", max_tokens=64, min_tokens=0)
     oversize = [c for c in result.chunks if c.tokens > 64]
     assert len(oversize) == 1
     assert oversize[0].flags.allow_oversize and oversize[0].flags.oversize_reason == reason
@@ -360,7 +347,7 @@ def test_atomic_blocks_larger_than_the_budget_are_one_flagged_chunk(block: str,
 
 def test_a_list_splits_between_items() -> None:
     items = "\n".join(f"- Item {i} explains one more option of the agent." for i in range(40))
-    result = chunk(f"## Options\n\n{items}", title="", max_tokens=80, min_tokens=0)
+    result = chunk_page(f"## Options\n\n{items}", title="", max_tokens=80, min_tokens=0)
     assert len(result.chunks) > 3
     for c in result.chunks[1:]:
         assert c.text.startswith("- Item")
@@ -378,7 +365,7 @@ def test_a_lead_in_stays_with_its_nested_list(items: list[tuple[str, list[str]]]
     the start of its nested list, whose items may be cut between them at any depth."""
     text = ("## Changes\n\n" if heading else "") + "\n".join(
         f"- {lead}\n\n" + "".join(f"    - {line}\n" for line in lines) for lead, lines in items)
-    result = chunk(text, max_tokens=max_tokens, min_tokens=max_tokens // 10)
+    result = chunk_page(text, max_tokens=max_tokens, min_tokens=max_tokens // 10)
     check_page(result, max_tokens)
     for c in result.chunks:
         last = c.text.rsplit("\n", 1)[-1]
@@ -390,7 +377,7 @@ def test_a_list_nested_deeper_than_the_budget_is_cut_at_any_depth() -> None:
     keep the budget, and one that starts deep in the list starts at its item's marker."""
     text = "# Deep\n\n" + "".join("    " * depth + f"- Level {depth} of the list.\n"
                                   for depth in range(12)) + "    " * 12 + f"- {LONG}\n"
-    result = chunk(text, max_tokens=64, min_tokens=0)
+    result = chunk_page(text, max_tokens=64, min_tokens=0)
     check_page(result, 64)
     assert all(c.embed_tokens <= 64 for c in result.chunks)
     assert len(result.chunks) > 10
@@ -400,7 +387,7 @@ def test_a_list_nested_deeper_than_the_budget_is_cut_at_any_depth() -> None:
 
 def test_sentence_without_end_is_split_between_words_and_flagged() -> None:
     words = " ".join(f"word{i}" for i in range(400))
-    result = chunk(f"## A\n\n{words}", max_tokens=50, min_tokens=0)
+    result = chunk_page(f"## A\n\n{words}", max_tokens=50, min_tokens=0)
     assert all(c.tokens <= 50 for c in result.chunks)
     assert any(c.flags.forced_split for c in result.chunks)
     check_page(result, 50)
@@ -409,15 +396,15 @@ def test_sentence_without_end_is_split_between_words_and_flagged() -> None:
 def test_a_heading_is_never_cut_between_its_words() -> None:
     heading = "# 0a0a 0a\u00e90a 0a0000 0a0a0a"
     sentence = " ".join(f"w{i}" for i in range(60)) + "."
-    result = chunk(f"{heading}\n\n{sentence} {sentence}", max_tokens=24, split_level=1,
-                   min_tokens=0)
+    result = chunk_page(f"{heading}\n\n{sentence} {sentence}", max_tokens=24, split_level=1,
+                        min_tokens=0)
     assert result.chunks[0].text == heading
     check_page(result, 24)
 
 
 def test_text_overlap_prefixes_the_previous_tail() -> None:
-    result = chunk(f"## A\n\n{LONG}", title="", max_tokens=100, min_tokens=0,
-                   overlap_tokens=20, overlap_mode="text")
+    result = chunk_page(f"## A\n\n{LONG}", title="", max_tokens=100, min_tokens=0,
+                        overlap_tokens=20, overlap_mode="text")
     second = result.chunks[1]
     assert second.flags.has_overlap_previous and result.chunks[0].flags.has_overlap_next
     assert second.char_start < result.chunks[0].char_end
@@ -438,7 +425,7 @@ def test_presets_fill_options_that_are_not_set() -> None:
 def test_adr_preset_overlaps_only_parts_of_a_split_section() -> None:
     # (A in three parts or more: the page title may join its first part, in its own section)
     text = f"# Doc\n\n## A\n\n{LONG} {LONG} {LONG} {LONG}\n\n## B\n\nShort section of text."
-    result = chunk(text, preset="adr")
+    result = chunk_page(text, preset="adr")
     overlapped = [c for c in result.chunks if c.flags.has_overlap_previous]
     assert overlapped and all(c.header_path[-1] == "A" for c in overlapped)
     assert not result.chunks[-1].flags.has_overlap_previous  # a new section: no overlap
@@ -451,9 +438,9 @@ PROSE_SECTION = f"## Prose\n\n{LONG}"
 
 
 def test_adaptive_sizing_gives_complex_sections_larger_budgets() -> None:
-    result = chunk(f"{CODE_SECTION}\n\n{PROSE_SECTION}", title="",
-                   adaptive_sizing={"base_size": 200, "min_scale": 0.5, "max_scale": 2.0},
-                   min_tokens=10)
+    result = chunk_page(f"{CODE_SECTION}\n\n{PROSE_SECTION}", title="",
+                        adaptive_sizing={"base_size": 200, "min_scale": 0.5, "max_scale": 2.0},
+                        min_tokens=10)
     code = next(c for c in result.chunks if c.header_path == ("Code",))
     prose = next(c for c in result.chunks if c.header_path == ("Prose",))
     assert code.adaptive is not None and prose.adaptive is not None
@@ -466,13 +453,13 @@ def test_adaptive_sizing_gives_complex_sections_larger_budgets() -> None:
     native = code.as_native()["adaptiveSizing"]
     assert native == {"contentComplexity": code.adaptive[0],
                       "sizeScaleFactor": code.adaptive[1], "adaptiveSize": code.max_tokens}
-    assert chunk(PROSE_SECTION).chunks[0].as_native()["adaptiveSizing"] is None
+    assert chunk_page(PROSE_SECTION).chunks[0].as_native()["adaptiveSizing"] is None
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=DOCUMENT, base=st.integers(40, 300))
 def test_adaptive_sizing_keeps_every_invariant(text: str, base: int) -> None:
-    result = chunk(text, adaptive_sizing={"base_size": base}, min_tokens=5)
+    result = chunk_page(text, adaptive_sizing={"base_size": base}, min_tokens=5)
     native = records(result)
     check_chain(native)
     check_offsets(native, result.markdown)
@@ -484,11 +471,11 @@ def test_adaptive_sizing_keeps_every_invariant(text: str, base: int) -> None:
 
 
 def test_embed_template_and_context() -> None:
-    result = chunk("## Install\n\nRun it.", title="",
-                   embed_template="[{breadcrumb}] {url}\n{text}")
+    result = chunk_page("## Install\n\nRun it.", title="",
+                        embed_template="[{breadcrumb}] {url}\n{text}")
     assert result.chunks[0].embed_text == "[Install] guide/page/#install\n## Install\n\nRun it."
     # (the context line starts with the page title, also where the page's H1 is another)
-    default = chunk("# Setup\n\nSet it up.\n\n## Install\n\nRun it.", min_tokens=0).chunks[1]
+    default = chunk_page("# Setup\n\nSet it up.\n\n## Install\n\nRun it.", min_tokens=0).chunks[1]
     assert default.embed_text == "Page > Setup > Install\n\n## Install\n\nRun it."
 
 
@@ -509,7 +496,7 @@ def test_links_read_as_their_text_in_embed_text_by_default() -> None:
     """`embed_links: text` (the default): embedText has each link's text and each image's alt
     text, without their urls, and code as it is; originalText and the spans are untouched,
     and embedTokens is the exact count of embedText. `markdown` keeps the links."""
-    linked = chunk(LINKED).chunks[0]
+    linked = chunk_page(LINKED).chunks[0]
     assert "](" in linked.text and "https://example.org/guide/page/setup.md#queues" in linked.text
     assert linked.embed_text == (  # (the page has no H1: its title is its first heading)
         "Page\n\n# Page\n\n## Install\n\n"
@@ -517,14 +504,14 @@ def test_links_read_as_their_text_in_embed_text_by_default() -> None:
         "```\nSee [Retries](retries.md) in code: it stays a link.\n```\n\n"
         "`[a](b)` stays code, and Home.")
     assert linked.embed_tokens == count_tokens(linked.embed_text) < linked.tokens + 10
-    kept = chunk(LINKED, embed_links="markdown").chunks[0]
+    kept = chunk_page(LINKED, embed_links="markdown").chunks[0]
     assert kept.embed_text == "Page\n\n" + kept.text
     assert (kept.char_start, kept.char_end, kept.text) == (
         linked.char_start, linked.char_end, linked.text)
     assert kept.embed_tokens == count_tokens(kept.embed_text) > linked.embed_tokens
     assert linked.as_native()["metadata"]["chunkingOptions"]["embed_links"] == "text"
     with pytest.raises(OptionError, match="embed_links"):
-        chunk(LINKED, embed_links="plain")
+        chunk_page(LINKED, embed_links="plain")
 
 
 @pytest.mark.parametrize(("markdown_text", "expected"), [
@@ -541,8 +528,9 @@ def test_links_as_text(markdown_text: str, expected: str) -> None:
 
 
 def test_record_fields_follow_seed_002() -> None:
-    result = chunk("# Guide\n\nIntro paragraph.\n\n## Install\n\nText.\n\n## Use\n\nMore text.",
-                   min_tokens=0)
+    result = chunk_page(
+        "# Guide\n\nIntro paragraph.\n\n## Install\n\nText.\n\n## Use\n\nMore text.",
+        min_tokens=0)
     native = records(result)
     assert [r["id"] for r in native] == [f"doc:guide/page::ch{i}" for i in range(len(native))]
     second = native[1]

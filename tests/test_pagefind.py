@@ -40,8 +40,8 @@ from mdchunk.outputs.sqlite import search
 from mdchunk.profiles import ProfileSettings, pagefind_records
 from mdchunk.profiles.pagefind import sections
 from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
+from tests.helpers import chunk_page, read_jsonl
 from tests.test_cli import run
-from tests.test_profiles import chunk_page
 from tests.test_sphinx import EXAMPLE as SPHINX_EXAMPLE
 from tests.test_sphinx import sphinx_build
 
@@ -66,8 +66,7 @@ Write a *configuration* file.
 
 
 def read_chunks(site: Path) -> list[dict[str, Any]]:
-    text = (site / "chunks.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines()]
+    return read_jsonl(site / "chunks.jsonl")
 
 
 def section_titles(site: Path) -> dict[str, str]:
@@ -100,7 +99,7 @@ def leftovers(folder: Path) -> list[str]:
 def test_one_record_per_section_with_its_text_once() -> None:
     # (room for the context line and the intro's sentence, which a cut between words would
     # cut inside its link)
-    page = chunk_page(PAGE, max_tokens=30, min_tokens=0)
+    page = chunk_page(PAGE, max_tokens=30, min_tokens=0, languages=True)
     urls = list(dict.fromkeys(chunk.url for chunk in page.chunks))
     assert len(page.chunks) > len(urls) > 2  # a section of several chunks
     records = pagefind_records(page, ProfileSettings(language="en"))
@@ -118,7 +117,8 @@ def test_one_record_per_section_with_its_text_once() -> None:
 
 
 def test_text_shared_by_overlapping_chunks_is_taken_once() -> None:
-    page = chunk_page(PAGE, max_tokens=24, min_tokens=0, overlap_tokens=6, overlap_mode="text")
+    page = chunk_page(PAGE, max_tokens=24, min_tokens=0, overlap_tokens=6, overlap_mode="text",
+                      languages=True)
     assert any(chunk.flags.has_overlap_previous for chunk in page.chunks)
     for record, section in zip(pagefind_records(page), sections(page.chunks), strict=True):
         span = page.markdown[section[0].char_start:section[-1].char_end]
@@ -128,7 +128,7 @@ def test_text_shared_by_overlapping_chunks_is_taken_once() -> None:
 def test_filters_and_language_come_from_front_matter() -> None:
     meta = {"tags": ["setup", "linux"], "owner": "docs-team", "draft": True, "level": 2,
             "nested": {"a": 1}, "lang": "pt_BR", "empty": []}
-    page = chunk_page(PAGE, meta=meta)
+    page = chunk_page(PAGE, meta=meta, languages=True)
     settings = ProfileSettings(language="en",
                                pagefind_filters=("owner", "draft", "level", "nested", "empty",
                                                  "absent"))
@@ -136,7 +136,8 @@ def test_filters_and_language_come_from_front_matter() -> None:
     assert record["filters"] == {"tags": ["setup", "linux"], "owner": ["docs-team"],
                                  "draft": ["true"], "level": ["2"]}
     assert record["language"] == "pt-br"
-    plain = pagefind_records(chunk_page(PAGE, meta={"tags": "one"}), ProfileSettings())[0]
+    plain = pagefind_records(chunk_page(PAGE, meta={"tags": "one"}, languages=True),
+                             ProfileSettings())[0]
     assert (plain["filters"], plain["language"]) == ({"tags": ["one"]}, "unknown")
 
 
@@ -164,7 +165,7 @@ def test_search_page_needs_the_pagefind_format() -> None:
 
 
 def test_a_failed_run_keeps_the_previous_bundle(tmp_path: Path) -> None:
-    page = chunk_page(PAGE, max_tokens=24, min_tokens=0)
+    page = chunk_page(PAGE, max_tokens=24, min_tokens=0, languages=True)
     folder = tmp_path / "site" / "pagefind"
     assert write_bundle(folder, pagefind_records(page)) == len(sections(page.chunks))
     before = folder_bytes(folder)
@@ -179,7 +180,7 @@ def test_a_failed_run_keeps_the_previous_bundle(tmp_path: Path) -> None:
 
 def test_the_bundle_is_written_from_a_running_event_loop_too(tmp_path: Path) -> None:
     """A caller inside asyncio (a notebook, an async server) gets the bundle all the same."""
-    records = pagefind_records(chunk_page(PAGE))
+    records = pagefind_records(chunk_page(PAGE, languages=True))
 
     async def from_a_coroutine() -> int:
         return write_bundle(tmp_path / "pagefind", records)
@@ -208,7 +209,7 @@ def test_a_folder_that_is_no_bundle_is_never_replaced(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "theme.css").write_text("body {}")
     with pytest.raises(PagefindError, match="not a Pagefind bundle"):
-        write_bundle(folder, pagefind_records(chunk_page(PAGE)))
+        write_bundle(folder, pagefind_records(chunk_page(PAGE, languages=True)))
     assert [path.name for path in folder.iterdir()] == ["theme.css"]
 
 

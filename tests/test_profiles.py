@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import markdown
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput
+from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks
 from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.outputs import formats as output_module
 from mdchunk.outputs.formats import page_records, write_records
@@ -50,8 +49,8 @@ from mdchunk.profiles import (
 )
 from mdchunk.sites import site_pages
 from tests.conftest import EXAMPLE_SITE, REPO, SiteBuilder
+from tests.helpers import chunk_page
 from tests.invariants import Index
-from tests.test_packing import CONFIGS, EXTENSIONS
 
 SEED_SCHEMA = REPO.parent / "shared" / "seeds" / "003_ee18b213f4e8f998.txt"
 VALIDATOR = jsonschema.Draft202012Validator(
@@ -59,25 +58,8 @@ VALIDATOR = jsonschema.Draft202012Validator(
 )
 
 
-def render(text: str) -> str:
-    """Python-Markdown as in tests/test_packing.py, code blocks naming their language."""
-    configs = {**CONFIGS, "pymdownx.highlight": {"pygments_lang_class": True}}
-    return markdown.markdown(text, extensions=[*EXTENSIONS, "pymdownx.highlight"],
-                             extension_configs=configs)
-
-
-def chunk_page(text: str, *, source: str = "guide/page.md", title: str = "Page",
-               meta: dict[str, Any] | None = None, site_url: str = "https://example.org/",
-               **options: object) -> PageChunks:
-    chunker = Chunker(ChunkOptions.validated(options), site_url=site_url)
-    url = source.rpartition(".")[0] + "/"
-    page = PageInput(html=render(text), source_path=source, url=url, title=title,
-                     meta=meta or {})
-    return chunker.chunk_page(page)
-
-
 def only(text: str, **options: object) -> Chunk:
-    [chunk] = chunk_page(text, **options).chunks
+    [chunk] = chunk_page(text, languages=True, **options).chunks
     return chunk
 
 
@@ -289,16 +271,17 @@ def test_semantic_records_of_real_chunks(example_pages: tuple[Path, list[PageChu
 def test_semantic_language_tags_and_blocks() -> None:
     text = "Intro.\n\n# Title\n\nWords.\n\n## Code\n\n```python\nprint(1)\n```"
     meta = {"lang": "de", "tags": ["a", " b ", "", "c,d", "e"]}
-    page = chunk_page(text, meta=meta, max_tokens=24, min_tokens=0)
+    page = chunk_page(text, meta=meta, max_tokens=24, min_tokens=0, languages=True)
     chunks = semantic_chunks(page, ProfileSettings(language="en"))
     assert [c.type for c in chunks] == ["DocBlock", "DocBlock", "CodeBlock"]
     assert [c.language for c in chunks] == ["de", "de", "python"]
     assert chunks[0].tags == ("a", "b", "e")
     assert [c.block_index for c in chunks] == [0, 1, 2]
     assert len({c.block_id for c in chunks}) == 3
-    assert semantic_chunks(chunk_page(text), ProfileSettings("fr"))[0].language == "fr"
-    assert semantic_chunks(chunk_page(text))[0].language == "UNKNOWN"
-    assert semantic_chunks(chunk_page(text))[0].tags is None
+    french = semantic_chunks(chunk_page(text, languages=True), ProfileSettings("fr"))
+    assert french[0].language == "fr"
+    assert semantic_chunks(chunk_page(text, languages=True))[0].language == "UNKNOWN"
+    assert semantic_chunks(chunk_page(text, languages=True))[0].tags is None
 
 
 def _valid(**changes: object) -> dict[str, Any]:
@@ -573,7 +556,7 @@ def test_preamble_links_are_their_own_chunk() -> None:
     ("Only words on a page without headings.", "preamble", "/__preamble__"),
 ])
 def test_markdown_chunker_content_type(text: str, expected: str, path: str) -> None:
-    [record] = markdown_chunker_records(chunk_page(text, title=""))
+    [record] = markdown_chunker_records(chunk_page(text, title="", languages=True))
     assert record["metadata"]["content_type"] == expected
     assert record["metadata"]["header_path"] == path
 
@@ -582,7 +565,7 @@ def test_markdown_chunker_list_code_and_table_facts() -> None:
     text = ("## Facts\n\n1. one\n2. two\n\n    - sub\n\n    ```bash\n    ls\n    ```\n\n"
             "```\nplain\n```\n\n```python\nprint(1)\n```\n\n| a | b | c |\n|---|---|---|\n"
             "| 1 | 2 | 3 |\n| 4 | 5 | 6 |\n\n<table><tr><td>x</td></tr></table>")
-    [record] = markdown_chunker_records(chunk_page(text, max_tokens=400))
+    [record] = markdown_chunker_records(chunk_page(text, max_tokens=400, languages=True))
     meta = record["metadata"]
     assert meta["list_type"] == "ordered"
     assert meta["has_nested_lists"] is True and meta["has_nested_items"] is True
@@ -591,7 +574,7 @@ def test_markdown_chunker_list_code_and_table_facts() -> None:
     assert meta["row_count"] == 3 and meta["column_count"] == 3
     assert meta["has_header"] is False  # the raw HTML table has none
     simple = "## L\n\n- a\n- b\n\n```\nx\n```\n\n| a |\n|-|\n|1|"
-    [flat] = markdown_chunker_records(chunk_page(simple))
+    [flat] = markdown_chunker_records(chunk_page(simple, languages=True))
     meta = flat["metadata"]
     assert meta["list_type"] == "unordered"
     assert meta["has_nested_lists"] is False and meta["has_nested_items"] is False
@@ -605,7 +588,7 @@ def test_markdown_chunker_flags_and_overlap() -> None:
     code = "```python\n" + "\n".join(f"value_{n} = {n} * {n}" for n in range(80)) + "\n```"
     words = " ".join(f"Sentence {n} has a few words." for n in range(40))
     text = f"# Big\n\n{code}\n\n## Tiny\n\nShort.\n\n## Long\n\n{words}"
-    page = chunk_page(text, max_tokens=64, min_tokens=20, overlap_tokens=8)
+    page = chunk_page(text, max_tokens=64, min_tokens=20, overlap_tokens=8, languages=True)
     records = markdown_chunker_records(page)
     for chunk, record in zip(page.chunks, records, strict=True):
         meta = record["metadata"]
@@ -622,7 +605,7 @@ def test_markdown_chunker_flags_and_overlap() -> None:
     assert "previous_content" not in records[0]["metadata"]
     assert records[1]["metadata"]["previous_content"] in records[0]["content"]
     text_mode = chunk_page(text, max_tokens=64, min_tokens=20, overlap_tokens=8,
-                           overlap_mode="text")
+                           overlap_mode="text", languages=True)
     for record in markdown_chunker_records(text_mode):
         assert not {"overlap_size", "previous_content", "next_content"} & set(record["metadata"])
 

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from sphinx.cmd.build import build_main
 
-from benchmarks.corpus import NODEJS_API, nodejs_site
 from mdchunk import Chunker, ChunkOptions, PageInput
 from mdchunk.chunking.html import parse_html
 from tests.conftest import REPO, SiteBuilder, build_mkdocs
+from tests.corpus import NODEJS_API, nodejs_site
 from tests.roundtrip import (
     ChunkedPage,
     PageRecorder,

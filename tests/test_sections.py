@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from mdchunk.cli import main
 from mdchunk.profiles.sections import section_records
 from tests.conftest import SiteBuilder, build_mkdocs
+from tests.helpers import chunk_page, read_jsonl
 from tests.invariants import Index, check_index, check_page_sections, count_tokens
 from tests.test_packing import DOCUMENT
-from tests.test_packing import chunk as chunk_markdown
 from tests.test_sphinx import EXAMPLE, sphinx_build
 
 SNIPPET = """\
@@ -57,10 +57,6 @@ def build_with_snippets(make_site: SiteBuilder, tmp_path: Path, *,
     extensions = [{"toc": {"permalink": True}}, "tables", "admonition", "attr_list",
                   {"pymdownx.snippets": {"base_path": [str(includes)], "check_paths": True}}]
     return make_site(pages or PAGES, plugin=plugin, config={"markdown_extensions": extensions})
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_sections_tile_the_heading_tree(make_site: SiteBuilder, tmp_path: Path) -> None:
@@ -195,8 +191,8 @@ def test_generated_pages_list_the_chunks_of_every_section(
     """Whatever the heading tree, the budget, split_level and the overlap (a text overlap
     repeats the end of the chunk before: that chunk does not hold the section for it)."""
     options: dict[str, object] = {"overlap_tokens": 8, "overlap_mode": overlap} if overlap else {}
-    result = chunk_markdown(text, max_tokens=max_tokens, split_level=split_level,
-                            min_tokens=int(max_tokens * min_ratio), **options)
+    result = chunk_page(text, max_tokens=max_tokens, split_level=split_level,
+                        min_tokens=int(max_tokens * min_ratio), **options)
     if result.chunks:
         check_page_sections(section_records(result), [c.as_native() for c in result.chunks],
                             result.markdown)

@@ -98,11 +98,6 @@ def make_project(root: Path, pages: dict[str, str] | None = None, conf: str = CO
     return source
 
 
-@pytest.fixture
-def reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-
-
 @pytest.mark.parametrize("builder", ["html", "dirhtml"])
 def test_mini_project_keeps_every_invariant(tmp_path: Path, builder: str) -> None:
     source = make_project(tmp_path)

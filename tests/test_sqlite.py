@@ -19,6 +19,7 @@ from mdchunk.outputs.sqlite import (
 )
 from mdchunk.profiles import PROFILES
 from tests.conftest import build_mkdocs
+from tests.helpers import read_jsonl
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +39,13 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_mkdocs(config_file)
 
 
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 def test_sqlite_format_is_registered() -> None:
     assert PROFILES["sqlite"].target == "chunks.sqlite"
     assert PROFILES["sqlite"].layout == "sqlite"
 
 
 def test_mkdocs_build_writes_the_native_records_to_sqlite(built_site: Path) -> None:
-    native = _jsonl(built_site / "chunks.jsonl")
+    native = read_jsonl(built_site / "chunks.jsonl")
     stored = read_sqlite(built_site / "chunks.sqlite")
     assert len(stored) == len(native) > 50
     assert stored == native  # every field, nested ones decoded from JSON
@@ -139,6 +136,7 @@ def test_sphinx_config_accepts_sqlite(tmp_path: Path) -> None:
     """`mdchunk_formats = ["sqlite"]` goes through the same registry (no adapter change)."""
     pytest.importorskip("sphinx")
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     source = tmp_path / "src"
     source.mkdir()
@@ -151,7 +149,10 @@ def test_sphinx_config_accepts_sqlite(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    app = Sphinx(str(source), str(source), str(out), str(tmp_path / "doctrees"), "html",
-                 status=None, warning=None, freshenv=True)
-    app.build()
-    assert read_sqlite(out / "chunks.sqlite") == _jsonl(out / "chunks.jsonl")
+    # (in docutils' namespace, as sphinx-build runs: the directives Sphinx registers do not
+    # outlive the build, and a later build in this process registers them anew)
+    with docutils_namespace():
+        app = Sphinx(str(source), str(source), str(out), str(tmp_path / "doctrees"), "html",
+                     status=None, warning=None, freshenv=True)
+        app.build()
+    assert read_sqlite(out / "chunks.sqlite") == read_jsonl(out / "chunks.jsonl")

@@ -151,7 +151,7 @@ def mark_html_page(site_dir: Path, url: str, element: bytes | None) -> bool:
         cleared[:body.end()] + element + cleared[body.end():])
     if marked == page:
         return False
-    atomic_write(path, lambda handle: handle.write(marked) and None, durable=False)
+    atomic_write(path, lambda handle: handle.write(marked), durable=False)
     return True
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 
-def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: bool = True
+def atomic_write(path: Path, write: Callable[[IO[bytes]], object], *, durable: bool = True
                  ) -> None:
     """Write `path` through `write` so that readers see the old file or the whole new one.
 
@@ -149,4 +149,4 @@ def write_jsonl(path: Path, records: Iterable[Any], *, encoded: bool = False) ->
 def write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Write a UTF-8 text file atomically (see `atomic_write` for `durable`)."""
     data = text.encode("utf-8", "replace")
-    atomic_write(path, lambda handle: handle.write(data) and None, durable=durable)
+    atomic_write(path, lambda handle: handle.write(data), durable=durable)

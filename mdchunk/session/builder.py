@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mdchunk._version import code_identity
 from mdchunk.chunking import Chunker, PageInput, build_time
@@ -60,6 +60,9 @@ WORKER_FOR_BYTES = 256 * 1024
 engine said how much it will render (`IndexBuilder.expect`): the worker loads while the engine
 renders, and no page is chunked in the engine's process. Below that, chunking every page in the
 engine's process costs less than waiting, at the end, for a worker still loading."""
+
+_Read = TypeVar("_Read")
+"""What a read of a page's store entry gives (its whole output, or its Markdown)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -566,7 +569,7 @@ class IndexBuilder:
             return page.output.markdown
         return self._read(source, self.store.markdown)
 
-    def _read(self, source: str, read: Callable[[str], Any]) -> Any:
+    def _read(self, source: str, read: Callable[[str], _Read]) -> _Read:
         key = self.pages[source].key
         try:
             return read(key)

@@ -130,14 +130,14 @@ def _main_module_hidden() -> Iterator[None]:
     nothing from it: while they start, `__main__` names no file or module.
     """
     main = sys.modules.get("__main__")
-    saved = {name: main.__dict__[name] for name in ("__file__", "__spec__")
-             if main is not None and name in main.__dict__}
+    saved: dict[str, object] = {name: main.__dict__[name] for name in ("__file__", "__spec__")
+                                if main is not None and name in main.__dict__}
     try:
         for name in saved:
             if name == "__file__":
-                del main.__dict__[name]  # type: ignore[union-attr]
+                del main.__dict__[name]
             else:
-                main.__dict__[name] = None  # type: ignore[union-attr]
+                main.__dict__[name] = None
         yield
     finally:
         if main is not None:

@@ -26,10 +26,13 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.twins import page_markdown_path
+
+if TYPE_CHECKING:
+    import jsonschema
 
 #: Profile of an index file, by the end of its name (checked longest first).
 PROFILE_SUFFIXES: Mapping[str, str] = {
@@ -213,16 +216,8 @@ def _offsets_in_page(chunks: list[dict[str, Any]], markdown_dir: Path) -> list[P
 
 
 def _hepilot(records: Sequence[dict[str, Any]]) -> list[Problem]:
-    from mdchunk.profiles import hepilot_schema
-
     problems: list[Problem] = []
-    try:
-        import jsonschema
-    except ImportError:  # pragma: no cover - jsonschema is in the test extra
-        jsonschema = None
-    validator = (jsonschema.Draft202012Validator(
-        hepilot_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-        if jsonschema is not None else None)
+    validator = _hepilot_validator()
     seen: set[str] = set()
     documents: dict[str, list[dict[str, Any]]] = {}
     for number, record in enumerate(records, start=1):
@@ -240,6 +235,18 @@ def _hepilot(records: Sequence[dict[str, Any]]) -> list[Problem]:
     return problems
 
 
+def _hepilot_validator() -> jsonschema.Draft202012Validator | None:
+    """The validator of HEPilot's schema; None without jsonschema (in the test extra)."""
+    from mdchunk.profiles import hepilot_schema
+
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - jsonschema is in the test extra
+        return None
+    return jsonschema.Draft202012Validator(
+        hepilot_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
 def _hepilot_document(document: str, chunks: Sequence[dict[str, Any]]) -> list[Problem]:
     """One total_chunks (the most common; each chunk that says otherwise is named), and
     chunk_index values that are distinct, in order and below it; all of 0..total_chunks-1
@@ -254,8 +261,8 @@ def _hepilot_document(document: str, chunks: Sequence[dict[str, Any]]) -> list[P
         return [*problems, Problem(document, f"total_chunks is {total}, the document has "
                                              f"{len(chunks)} chunks")]
     indexes = [record.get("chunk_index") for record in chunks]
-    if (not all(isinstance(index, int) and 0 <= index < total for index in indexes)
-            or indexes != sorted(set(indexes))):
+    valid = [index for index in indexes if isinstance(index, int) and 0 <= index < total]
+    if len(valid) < len(indexes) or valid != sorted(set(valid)):
         problems.append(Problem(document, f"chunk_index values are {indexes}, expected "
                                           f"distinct values in order within 0..{total - 1}"))
     return problems

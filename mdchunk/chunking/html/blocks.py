@@ -5,6 +5,7 @@ lists, code, tables, math, admonitions, tabs, footnotes, definitions, API object
 from __future__ import annotations
 
 from collections.abc import Set
+from typing import cast
 
 from lxml.etree import _Element
 
@@ -139,7 +140,7 @@ class BlockRenderer:
 
     def _block(self, element: _Element, *, top: bool, tight: bool) -> None:
         """Write one block-level element (nothing if it is dropped or left out)."""
-        tag = element.tag
+        tag = cast(str, element.tag)  # (a name: the parser drops comments and instructions)
         level = HEADINGS.get(tag)
         if level and not _is_rubric(element):
             self._heading(element, level, top=top, tight=tight)
@@ -375,12 +376,13 @@ class BlockRenderer:
                 continue
             lines.append("<tr>")
             for cell in cells:
-                tag = cell.tag + "".join(f' {name}="{cell.get(name)}"' for name in _SPANS
-                                         if (cell.get(name) or "").isdigit())
+                name = cast(str, cell.tag)  # ("td" or "th")
+                tag = name + "".join(f' {span}="{cell.get(span)}"' for span in _SPANS
+                                     if (cell.get(span) or "").isdigit())
                 markdown = self._cell_markdown(cell)
                 filled = filled or bool(markdown)
-                lines.append(f"<{tag}>\n\n{markdown}\n\n</{cell.tag}>" if markdown
-                             else f"<{tag}></{cell.tag}>")
+                lines.append(f"<{tag}>\n\n{markdown}\n\n</{name}>" if markdown
+                             else f"<{tag}></{name}>")
             lines.append("</tr>")
         lines.append("</table>")
         return "\n".join(lines) if filled else ""

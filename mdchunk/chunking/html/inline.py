@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import cast
 from urllib.parse import urljoin, urlsplit
 
 from lxml.etree import _Element
@@ -147,7 +148,7 @@ class InlineText:
 
     def element(self, element: _Element) -> None:
         """An inline element: its content inside its own markup (a link, emphasis, code...)."""
-        tag = element.tag
+        tag = cast(str, element.tag)  # (a name: the parser drops comments and instructions)
         if tag == "script" and is_math_script(element):
             self._math(script_tex(element))
             return

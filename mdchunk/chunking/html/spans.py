@@ -279,8 +279,8 @@ def _pairs_outside(tokens: Sequence[_Token], index: int) -> bool:
         if _delimiter_char(tokens[partner]) != char:
             continue
         first, last = _run_bounds(tokens, partner)
-        run = sum(len(tokens[held].span.delimiter) for held in range(first, last + 1)
-                  if tokens[held].span is not None)
+        spans = (tokens[held].span for held in range(first, last + 1))
+        run = sum(len(span.delimiter) for span in spans if span is not None)
         if (run + length) % 3 or (run % 3 == 0 and length % 3 == 0):
             return True
     return False

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import cast
 
 import lxml.etree
 from lxml.etree import _Element
@@ -93,9 +92,8 @@ def note_label(text: str) -> str:
 # -- the text of elements -------------------------------------------------------------------
 
 def itertext(element: _Element) -> str:
-    """All text inside `element`, its tail left out (`itertext`: str for a tree parsed from
-    text, as every tree here is)."""
-    return "".join(cast("Iterator[str]", element.itertext()))
+    """All text inside `element`, its tail left out."""
+    return "".join(element.itertext())
 
 
 def code_text(element: _Element) -> str:

@@ -2,7 +2,8 @@
 
 Queries, gold sections, the location of chunks in the page text, the metrics and the bootstrap
 are checked on a real MkDocs build with the plugin; BM25 ranks real chunks. No chunker library
-and no model is imported.
+and no model is imported; the tests that need the `bench` extra's bm25s or numpy skip without
+them.
 """
 
 from __future__ import annotations
@@ -222,6 +223,7 @@ def test_metrics_of_a_hand_made_ranking() -> None:
 
 
 def test_paired_bootstrap() -> None:
+    pytest.importorskip("numpy", reason="the bootstrap resamples with numpy (the bench extra)")
     better = {"a": [1.0, 1.0, 0.0, 1.0] * 25, "b": [1.0, 0.0] * 10}
     worse = {"a": [0.0, 1.0, 0.0, 0.0] * 25, "b": [0.0, 0.0] * 10}
     bootstrap = PairedBootstrap({"a": 100, "b": 20}, resamples=500, seed=1)
@@ -235,6 +237,7 @@ def test_paired_bootstrap() -> None:
 
 def test_bm25_leaves_the_query_page_out_and_a_broken_chunker_scores_lower(
         tmp_path: Path) -> None:
+    pytest.importorskip("bm25s", reason="BM25 ranks with bm25s (the bench extra)")
     corpus = build_corpus("handbook", tmp_path, {"default": {}, budget_setting(64): {
         "max_tokens": 64}}, 512)
     assert corpus is not None

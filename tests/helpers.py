@@ -1,0 +1,49 @@
+"""Helpers the tests share: Markdown rendered by the real Python-Markdown, a page of it chunked
+by the core, and index files read back.
+
+Fixtures (sites built for real, reproducible builds) are in tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import markdown
+
+from mdchunk import Chunker, ChunkOptions, PageChunks, PageInput
+
+#: The Markdown extensions pages are rendered with (`render`), as MkDocs sites use them.
+EXTENSIONS = ["toc", "tables", "admonition", "attr_list", "def_list", "footnotes",
+              "pymdownx.superfences", "pymdownx.arithmatex"]
+CONFIGS: dict[str, dict[str, Any]] = {"toc": {"permalink": True},
+                                      "pymdownx.arithmatex": {"generic": True}}
+#: pymdownx.highlight as `chunk_page(languages=True)` adds it: code blocks name their language.
+HIGHLIGHT: dict[str, dict[str, Any]] = {"pymdownx.highlight": {"pygments_lang_class": True}}
+
+
+def render(text: str, extensions: Sequence[str] = EXTENSIONS,
+           configs: Mapping[str, Mapping[str, Any]] = CONFIGS) -> str:
+    """`text` rendered by Python-Markdown with `extensions`, configured by `configs`."""
+    return markdown.markdown(text, extensions=list(extensions), extension_configs=configs)
+
+
+def chunk_page(text: str, *, source: str = "guide/page.md", title: str = "Page",
+               meta: dict[str, Any] | None = None, site_url: str = "https://example.org/",
+               languages: bool = False, **options: object) -> PageChunks:
+    """Chunk the Markdown `text`, rendered (`render`), as the page `source` (its url the
+    source's path as a folder) with the chunking `options`; with `languages`, code blocks are
+    highlighted by pymdownx.highlight, which names their language."""
+    chunker = Chunker(ChunkOptions.validated(options), site_url=site_url)
+    url = source.rpartition(".")[0] + "/"
+    html = (render(text, [*EXTENSIONS, *HIGHLIGHT], {**CONFIGS, **HIGHLIGHT}) if languages
+            else render(text))
+    page = PageInput(html=html, source_path=source, url=url, title=title, meta=meta or {})
+    return chunker.chunk_page(page)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON Lines file, one a line."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
