@@ -66,13 +66,13 @@ NEAR_THRESHOLD = 0.9
 SKETCH_SIZE = 128
 """Hashes kept per chunk (bottom-k MinHash)."""
 _WORD = re.compile(r"\w+")
-_SPACE = re.compile(r"\s+")
+_ASCII_WORD = re.compile(rb"\w+")
 
 
 def normalized(text: str) -> str:
     """`text` as exact duplicates compare it: NFKC, case folded, runs of white space as one
     space, no white space at the ends."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -101,9 +101,12 @@ class ChunkPrint:
 def chunk_print(chunk_id: str, text: str) -> ChunkPrint:
     """The print of the chunk `chunk_id` whose text (`originalText`) is `text`."""
     plain = normalized(text)
-    digest = hashlib.sha256(plain.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    # Each word is encoded once, not once for each of the shingles it is in.
-    words = [word.encode("utf-8", "surrogatepass") for word in _WORD.findall(plain)]
+    data = plain.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(data).hexdigest()[:32]
+    # The shingles are hashed as UTF-8: the words of ASCII text are found in its bytes (where
+    # `\w` means what it means in text), others each encoded once.
+    words = _ASCII_WORD.findall(data) if plain.isascii() else [
+        word.encode("utf-8", "surrogatepass") for word in _WORD.findall(plain)]
     return ChunkPrint(chunk_id, digest, _bottom(map(zlib.crc32, _runs(words, b" "))))
 
 
