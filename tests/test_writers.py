@@ -98,3 +98,17 @@ def test_the_records_of_a_page_are_encoded_by_orjson_when_it_can() -> None:
     assert record_encoder([{"weight": 1.5, "tags": ["a"]}]) is not dumps
     assert record_encoder([{"weight": 1e-05}]) is dumps
     assert record_encoder([[float("nan")]]) is dumps
+
+
+def test_a_write_sweeps_a_killed_writers_file_unless_the_folder_owner_does(
+        tmp_path: Path) -> None:
+    """The page store writes many files into one folder and sweeps it as a whole when it
+    prunes: its writes (`sweep=False`) do not read the folder each time."""
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    stale = tmp_path / f".page.json.{dead}.abc.tmp"
+    stale.write_text("partial")
+    write_text(tmp_path / "page.json", "{}", durable=False, sweep=False)
+    assert stale.exists()
+    write_text(tmp_path / "page.json", "{}", durable=False)
+    assert not stale.exists()
+    assert (tmp_path / "page.json").read_text() == "{}"

@@ -18,8 +18,8 @@ except ImportError:  # pragma: no cover - every test environment installs it
     orjson = None  # type: ignore[assignment]
 
 
-def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: bool = True
-                 ) -> None:
+def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: bool = True,
+                 sweep: bool = True) -> None:
     """Write `path` through `write` so that readers see the old file or the whole new one.
 
     The data goes to a temporary file in the same folder, is flushed to disk, then renamed over
@@ -27,10 +27,13 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None], *, durable: boo
     `durable=False` the flush to disk is skipped (the rename still makes the file appear whole):
     for files derived from the site, which a power loss would rebuild anyway. A writer
     killed outright (SIGKILL, power loss) cannot remove its temporary file: the next write of
-    the same `path` does (see `sweep_stale_temporaries`).
+    the same `path` does (see `sweep_stale_temporaries`), unless `sweep=False` says that the
+    folder's owner sweeps it as a whole (a folder of many files, each written once: a sweep at
+    each write would read the folder each time).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    sweep_stale_temporaries(path)
+    if sweep:
+        sweep_stale_temporaries(path)
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed or removed
         dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", delete=False
     )
@@ -186,7 +189,7 @@ def write_jsonl(path: Path, records: Iterable[Any], *, encoded: bool = False) ->
     return count
 
 
-def write_text(path: Path, text: str, *, durable: bool = True) -> None:
-    """Write a UTF-8 text file atomically (see `atomic_write` for `durable`)."""
+def write_text(path: Path, text: str, *, durable: bool = True, sweep: bool = True) -> None:
+    """Write a UTF-8 text file atomically (see `atomic_write` for `durable` and `sweep`)."""
     data = text.encode("utf-8", "replace")
-    atomic_write(path, lambda handle: handle.write(data) and None, durable=durable)
+    atomic_write(path, lambda handle: handle.write(data) and None, durable=durable, sweep=sweep)
