@@ -114,7 +114,8 @@ class BlockRenderer:
                 if run is None:
                     run = self._new_run()
                 run.node(child)
-            run = self._add_text(run, child.tail)
+            if child.tail:
+                run = self._add_text(run, child.tail)
         if run is not None:
             self._run(run, top=top, tight=tight)
         self.depth -= 1
