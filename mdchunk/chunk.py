@@ -1,26 +1,16 @@
-"""The chunk record: one frozen `Chunk` per piece, and its native JSON form (seed 002's names)."""
+"""The chunk: one frozen `Chunk` per piece, its native JSON form (seed 002's names), and the
+fields derived from it (ids, urls, uuids, digest) that every output shares."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from mdchunk.records import (
-    SCHEMA_VERSION,
-    UUID_NAMESPACE,
-    absolute_url,
-    chunk_id,
-    features_record,
-    flags_record,
-    native_record,
-    next_id,
-    page_uuid5,
-    previous_id,
-    section_url,
-    text_sha256,
-    uuid5_text,
-)
+from mdchunk.tokens import estimate_tokens
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -69,7 +59,26 @@ class Features:
 
     def as_dict(self) -> dict[str, Any]:
         """camelCase JSON form."""
-        return features_record(self)
+        return {
+            "headings": self.headings,
+            "paragraphs": self.paragraphs,
+            "lists": self.lists,
+            "listItems": self.list_items,
+            "codeBlocks": self.code_blocks,
+            "tables": self.tables,
+            "equationsDisplay": self.equations_display,
+            "equationsInline": self.equations_inline,
+            "admonitions": self.admonitions,
+            "languages": list(self.languages),
+            "headingLevels": list(self.heading_levels),
+            "orderedLists": self.ordered_lists,
+            "nestedLists": self.nested_lists,
+            "nestedItems": self.nested_items,
+            "codeLanguages": list(self.code_languages),
+            "tableRows": self.table_rows,
+            "tableColumns": self.table_columns,
+            "tablesWithHeader": self.tables_with_header,
+        }
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -93,7 +102,15 @@ class Flags:
 
     def as_dict(self) -> dict[str, Any]:
         """camelCase JSON form."""
-        return flags_record(self)
+        return {
+            "allowOversize": self.allow_oversize,
+            "oversizeReason": self.oversize_reason,
+            "smallChunk": self.small_chunk,
+            "smallChunkReason": self.small_chunk_reason,
+            "forcedSplit": self.forced_split,
+            "hasOverlapPrevious": self.has_overlap_previous,
+            "hasOverlapNext": self.has_overlap_next,
+        }
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -215,8 +232,69 @@ class Chunk:
         return " > ".join(self.header_path)
 
     def as_native(self) -> dict[str, Any]:
-        """The native record: seed 002's fields, then mdchunk's own (`records.native_record`)."""
-        return native_record(self)
+        """The native record (a line of `chunks.jsonl`): seed 002's fields in its order, then
+        mdchunk's own."""
+        doc_name, number, text = self.doc_name, self.chunk_number, self.text
+        identifier = chunk_id(doc_name, number)
+        parent = f"doc:{doc_name}"
+        url = section_url(self.page_url, self.section_slug)
+        return {
+            "id": identifier,
+            "parentId": parent,
+            "prevId": previous_id(doc_name, number),
+            "nextId": next_id(doc_name, number, self.total_chunks),
+            "embedText": self.embed_text,
+            "originalText": text,
+            "chunkNumber": number,
+            "totalChunks": self.total_chunks,
+            "contentType": "doc",
+            "fileTitle": self.file_title,
+            "sectionTitle": self.section_title,
+            "headerPath": list(self.header_path),
+            "headerBreadcrumb": " > ".join(self.header_path),
+            "headerDepths": list(self.header_depths),
+            "headerSlugs": list(self.header_slugs),
+            "sectionSlug": self.section_slug,
+            "url": url,
+            "absoluteUrl": absolute_url(self.site_url, url),
+            "pageUrl": self.page_url,
+            "subHeaders": list(self.sub_headers),
+            "charOffsets": {"charStart": self.char_start, "charEnd": self.char_end,
+                            "totalChars": self.char_end - self.char_start},
+            "lineRange": {"startLine": self.start_line, "endLine": self.end_line},
+            "tokenStats": {"tokens": self.tokens, "estimatedTokens": estimate_tokens(text),
+                           "embedTokens": self.embed_tokens},
+            "blockTypes": list(self.block_types),
+            "features": self.features.as_dict(),
+            "flags": self.flags.as_dict(),
+            "adaptiveSizing": self._adaptive_sizing(),
+            "previousContent": self.previous_content,
+            "nextContent": self.next_content,
+            "uuid": uuid5_text(identifier),
+            "documentUuid": page_uuid5(parent),
+            "sha256": text_sha256(text),
+            "duplicateOf": None,
+            "schemaVersion": SCHEMA_VERSION,
+            "metadata": self._metadata(),
+        }
+
+    def _adaptive_sizing(self) -> dict[str, Any] | None:
+        """The section's complexity, scale and size, with adaptive sizing (else None)."""
+        if self.adaptive is None:
+            return None
+        complexity, scale = self.adaptive
+        return {"contentComplexity": complexity, "sizeScaleFactor": scale,
+                "adaptiveSize": self.max_tokens}
+
+    def _metadata(self) -> dict[str, Any]:
+        """Where the chunk comes from and how it was made."""
+        return {
+            "sourceFile": self.source_file,
+            "processedAt": self.processed_at,
+            "chunkingOptions": self.chunking_options,
+            "pipeline": {"version": self.version, "processingTimeMs": self.processing_time_ms},
+            "frontMatter": self.front_matter,
+        }
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -274,3 +352,52 @@ class PageChunks:
     summary: str = ""
     """A sentence or two that says what the page is about, from its first paragraph of prose
     (`mdchunk.chunking.summary`); "" when it has none."""
+
+
+# -- the fields derived from a chunk ------------------------------------------------------------
+
+#: Version of the native record's layout; bumped when a field changes meaning or name.
+SCHEMA_VERSION = 1
+#: Namespace of the deterministic chunk and document uuids.
+UUID_NAMESPACE = uuid.UUID("6f1c3a52-8d0e-5b6c-9a47-2f6d4e1b7c90")
+
+
+def section_url(page_url: str, section_slug: str) -> str:
+    """Page url + `#` + section slug: the deep link to a chunk's section."""
+    return f"{page_url}#{section_slug}" if section_slug else page_url
+
+
+def absolute_url(site_url: str, url: str) -> str | None:
+    """`url` joined to the site url; None when the site has no site_url."""
+    if not site_url:
+        return None
+    return site_url.rstrip("/") + "/" + url
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 of `text` (UTF-8; lone surrogates as their UTF-8 bytes)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def uuid5_text(name: str) -> str:
+    """`uuid5(UUID_NAMESPACE, name)` as text: the same name always gives the same uuid."""
+    return str(uuid.uuid5(UUID_NAMESPACE, name))
+
+
+#: `uuid5_text`, cached for document uuids (every chunk of a page asks for the same one).
+page_uuid5 = functools.lru_cache(maxsize=256)(uuid5_text)
+
+
+def chunk_id(doc_name: str, number: int) -> str:
+    """`doc:{docName}::ch{n}` (seed 002)."""
+    return f"doc:{doc_name}::ch{number}"
+
+
+def previous_id(doc_name: str, number: int) -> str | None:
+    """Id of the chunk before chunk `number` of the page (None for the first)."""
+    return chunk_id(doc_name, number - 1) if number else None
+
+
+def next_id(doc_name: str, number: int, total: int) -> str | None:
+    """Id of the chunk after chunk `number` of the page's `total` (None for the last)."""
+    return None if number + 1 >= total else chunk_id(doc_name, number + 1)

@@ -36,8 +36,8 @@ import re
 import struct
 import unicodedata
 import zlib
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal, cast
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, AnyStr, Literal, cast
 
 from mdchunk.errors import OptionError
 
@@ -66,13 +66,13 @@ NEAR_THRESHOLD = 0.9
 SKETCH_SIZE = 128
 """Hashes kept per chunk (bottom-k MinHash)."""
 _WORD = re.compile(r"\w+")
-_SPACE = re.compile(r"\s+")
+_ASCII_WORD = re.compile(rb"\w+")
 
 
 def normalized(text: str) -> str:
     """`text` as exact duplicates compare it: NFKC, case folded, runs of white space as one
     space, no white space at the ends."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class ChunkPrint:
 
     def as_json(self) -> list[str]:
         """A compact JSON form (the sketch as base64 of 4-byte big-endian hashes)."""
-        packed = b"".join(value.to_bytes(4, "big") for value in self.sketch)
+        packed = struct.pack(f">{len(self.sketch)}I", *self.sketch)
         return [self.id, self.digest, base64.b64encode(packed).decode("ascii")]
 
     @classmethod
@@ -101,24 +101,36 @@ class ChunkPrint:
 def chunk_print(chunk_id: str, text: str) -> ChunkPrint:
     """The print of the chunk `chunk_id` whose text (`originalText`) is `text`."""
     plain = normalized(text)
-    digest = hashlib.sha256(plain.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return ChunkPrint(chunk_id, digest, sketch(shingles(plain)))
+    data = plain.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(data).hexdigest()[:32]
+    # The shingles are hashed as UTF-8: the words of ASCII text are found in its bytes (where
+    # `\w` means what it means in text), others each encoded once.
+    words = _ASCII_WORD.findall(data) if plain.isascii() else [
+        word.encode("utf-8", "surrogatepass") for word in _WORD.findall(plain)]
+    return ChunkPrint(chunk_id, digest, _bottom(map(zlib.crc32, _runs(words, b" "))))
 
 
 def shingles(plain: str) -> set[str]:
     """The runs of `SHINGLE_WORDS` consecutive words of a normalised text (a shorter text: its
     words as one shingle; a text without words: none)."""
-    words = _WORD.findall(plain)
+    return set(_runs(_WORD.findall(plain), " "))
+
+
+def _runs(words: Sequence[AnyStr], space: AnyStr) -> Iterator[AnyStr]:
+    """The shingles of `words` (text or UTF-8), repeats included."""
     if len(words) <= SHINGLE_WORDS:
-        return {" ".join(words)} if words else set()
-    return {" ".join(words[at:at + SHINGLE_WORDS])
-            for at in range(len(words) - SHINGLE_WORDS + 1)}
+        return iter([space.join(words)] if words else [])
+    return map(space.join, zip(*(words[at:] for at in range(SHINGLE_WORDS)), strict=False))
 
 
 def sketch(parts: Iterable[str]) -> tuple[int, ...]:
     """The smallest `SKETCH_SIZE` hashes (CRC-32, the same in every process) of `parts`."""
-    hashes = {zlib.crc32(part.encode("utf-8", "surrogatepass")) for part in parts}
-    return tuple(heapq.nsmallest(SKETCH_SIZE, hashes))
+    return _bottom(zlib.crc32(part.encode("utf-8", "surrogatepass")) for part in parts)
+
+
+def _bottom(hashes: Iterable[int]) -> tuple[int, ...]:
+    """The smallest `SKETCH_SIZE` of `hashes`, in ascending order, without repeats."""
+    return tuple(sorted(set(hashes))[:SKETCH_SIZE])
 
 
 def similarity(a: Sequence[int], b: Sequence[int]) -> float:

@@ -24,6 +24,7 @@ from mdchunk.duplicates import (
     normalized,
     shingles,
     similarity,
+    sketch,
 )
 from tests.conftest import SiteBuilder
 from tests.helpers import read_jsonl
@@ -35,6 +36,17 @@ from tests.test_sections import PAGES, SNIPPET, build_with_snippets
 
 def words(count: int, start: int = 0) -> str:
     return " ".join(f"word{i}" for i in range(start, start + count))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from([*"ab AB1 .\n\t", "é", "ß", "ﬁ", "\ud800", "数"]),
+                    max_size=300))
+def test_a_print_is_the_sketch_of_the_shingles_of_the_normalised_text(text: str) -> None:
+    """`chunk_print` hashes each shingle's UTF-8, built from words encoded once: the same
+    hashes as the definition (`sketch` of `shingles`), lone surrogates included."""
+    made = chunk_print("id", text)
+    assert made.sketch == sketch(shingles(normalized(text)))
+    assert ChunkPrint.from_json(made.as_json()) == made
 
 
 def test_exact_duplicates_compare_normalised_text() -> None:

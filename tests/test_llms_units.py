@@ -14,7 +14,7 @@ from mdchunk.chunking.summary import is_version_title, page_summary
 from mdchunk.errors import OptionError
 from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.llms import LlmsOptions, is_changelog
+from mdchunk.outputs.llms import LlmsOptions, block_tokens, is_changelog
 from mdchunk.outputs.llms_full import FULL_TXT, FullPage, plan_full
 from mdchunk.outputs.outline import NavItem, SiteOutline, folder_outline, nav_sections
 from mdchunk.outputs.twins import note_line, page_block, page_markdown_path, twin_path
@@ -204,3 +204,19 @@ def test_parts_of_llms_full_add_up(first: str, second: str) -> None:
     blocks = [page_block(text, note_line("T", "a/", "", directive=True))
               for text in (first, second) if text.strip()]
     assert count_tokens("".join(blocks)) == sum(count_tokens(block) for block in blocks)
+
+
+_MARKDOWN = st.text(alphabet=st.sampled_from(
+    [*"ab Z9.,'`*#>|-_()[]\n\t ", "é", "数", "🚀", "\r", "\xa0", "\u2028", "\x1c"]), max_size=80)
+
+
+@settings(max_examples=500, deadline=None)
+@given(markdown=st.one_of(_MARKDOWN, st.text(max_size=60)), title=st.text(max_size=20),
+       directive=st.booleans())
+def test_a_page_block_counts_from_the_count_of_its_markdown(markdown: str, title: str,
+                                                            directive: bool) -> None:
+    """`llms.txt` states each twin's tokens without counting the page again: from the count of
+    its Markdown that the packing made."""
+    note = note_line(title, "guide/", "https://example.com/", directive=directive)
+    tokens = block_tokens(markdown, note, count_tokens(markdown), count_tokens)
+    assert tokens == count_tokens(page_block(markdown, note))

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mdchunk.outputs.writers import atomic_write, dumps, write_jsonl, write_text
+from mdchunk.outputs.writers import atomic_write, dumps, record_encoder, write_jsonl, write_text
 
 
 def test_write_jsonl_round_trips_and_counts(tmp_path: Path) -> None:
@@ -61,3 +63,52 @@ def test_folder_swap_sweeps_what_killed_writers_left(tmp_path: Path) -> None:
     assert (tmp_path / "chunks" / "sub" / "b.json").read_bytes() == b"[]"
     replace_folder(tmp_path / "chunks", {"c.json": b"{}"})
     assert sorted(p.name for p in (tmp_path / "chunks").iterdir()) == ["c.json"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(outside=_JSON, own=_JSON)
+def test_records_encode_to_the_same_text_with_or_without_orjson(outside: object,
+                                                                own: object) -> None:
+    """orjson where it writes what the standard library writes (`dumps`), `dumps` where not:
+    floats it would write otherwise (1e-05, NaN), surrogates, integers beyond 64 bits."""
+    record = {"frontMatter": outside, "own": own if _rounded(own) else None}
+    assert record_encoder([outside])(record) == dumps(record)
+
+
+def _rounded(value: object) -> bool:
+    """Whether `value` holds only floats as mdchunk makes them (rounded, finite)."""
+    if isinstance(value, float):
+        return value == round(value, 3) and abs(value) < 1e15
+    if isinstance(value, dict):
+        return all(map(_rounded, value.values()))
+    if isinstance(value, list):
+        return all(map(_rounded, value))
+    return True
+
+
+def test_the_records_of_a_page_are_encoded_by_orjson_when_it_can() -> None:
+    assert record_encoder([{"weight": 1.5, "tags": ["a"]}]) is not dumps
+    assert record_encoder([{"weight": 1e-05}]) is dumps
+    assert record_encoder([[float("nan")]]) is dumps
+
+
+def test_a_write_sweeps_a_killed_writers_file_unless_the_folder_owner_does(
+        tmp_path: Path) -> None:
+    """The page store writes many files into one folder and sweeps it as a whole when it
+    prunes: its writes (`sweep=False`) do not read the folder each time."""
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    stale = tmp_path / f".page.json.{dead}.abc.tmp"
+    stale.write_text("partial")
+    write_text(tmp_path / "page.json", "{}", durable=False, sweep=False)
+    assert stale.exists()
+    write_text(tmp_path / "page.json", "{}", durable=False)
+    assert not stale.exists()
+    assert (tmp_path / "page.json").read_text() == "{}"

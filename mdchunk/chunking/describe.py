@@ -75,21 +75,6 @@ class ChunkBuilder:
         headings = [block for block in inside if block.kind == "heading"]
         enclosing = self._enclosing(start, first - 1)
         top = enclosing[:1] + list(inside)
-        small = (
-            tokens < self.options.min_tokens
-            and not piece.oversize_reason
-            and _structurally_weak(text, top)
-        )
-        oversize_reason = self._oversize_reason(piece, tokens, embed_tokens)
-        flags = Flags(
-            allow_oversize=oversize_reason is not None,
-            oversize_reason=oversize_reason,
-            small_chunk=small,
-            small_chunk_reason="cannot_merge" if small else None,
-            forced_split=piece.forced_split,
-            has_overlap_previous=start < piece.start,
-            has_overlap_next=number + 1 < total and starts[number + 1] < pieces[number + 1].start,
-        )
         return Chunk(
             doc_name=self.doc_name,
             chunk_number=number,
@@ -115,7 +100,9 @@ class ChunkBuilder:
             embed_tokens=embed_tokens,
             block_types=tuple(dict.fromkeys(map(_KIND, top))),
             features=self._features(start, end, enclosing, headings),
-            flags=flags,
+            flags=self._flags(piece, text, top, tokens=tokens, embed_tokens=embed_tokens, overlap=(
+                start < piece.start,
+                number + 1 < total and starts[number + 1] < pieces[number + 1].start)),
             previous_content=previous_content,
             next_content=next_content,
             source_file=self.page.source_path,
@@ -126,6 +113,27 @@ class ChunkBuilder:
             version=__version__,
             max_tokens=piece.size,
             adaptive=piece.adaptive,
+        )
+
+    def _flags(self, piece: Piece, text: str, top: list[Block], *, tokens: int,
+               embed_tokens: int, overlap: tuple[bool, bool]) -> Flags:
+        """How the chunk of `piece` was cut: `top` are its top-level blocks (and the one that
+        encloses its start), `overlap` whether it starts with the previous chunk's tail and the
+        next one with its own."""
+        small = (
+            tokens < self.options.min_tokens
+            and not piece.oversize_reason
+            and _structurally_weak(text, top)
+        )
+        oversize_reason = self._oversize_reason(piece, tokens, embed_tokens)
+        return Flags(
+            allow_oversize=oversize_reason is not None,
+            oversize_reason=oversize_reason,
+            small_chunk=small,
+            small_chunk_reason="cannot_merge" if small else None,
+            forced_split=piece.forced_split,
+            has_overlap_previous=overlap[0],
+            has_overlap_next=overlap[1],
         )
 
     def _neighbours(self, number: int, pieces: Sequence[Piece]) -> tuple[str | None, str | None]:

@@ -10,7 +10,13 @@ from typing import IO, Any
 
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, write_bundle
 from mdchunk.outputs.sqlite import write_sqlite
-from mdchunk.outputs.writers import atomic_write, dumps, replace_folder, write_jsonl
+from mdchunk.outputs.writers import (
+    atomic_write,
+    dumps,
+    record_encoder,
+    replace_folder,
+    write_jsonl,
+)
 from mdchunk.profiles import (
     PROFILES,
     ChunksLike,
@@ -54,10 +60,13 @@ def encoded_page_records(page: ChunksLike, formats: Sequence[str], *,
     """`page_records`, with the records of the `ENCODED_LAYOUTS` formats as JSON text
     (`writers.dumps`): a page's records are encoded once, where it is chunked."""
     records = page_records(page, formats, language=language, pagefind_filters=pagefind_filters)
+    chunks = chunks_of(page)
+    encode = record_encoder([chunks[0].front_matter, chunks[0].chunking_options] if chunks
+                            else [])
     encoded: dict[str, list[Record] | list[str]] = {}
     for name in records:
         if PROFILES[name].layout in ENCODED_LAYOUTS:
-            encoded[name] = [dumps(record) for record in records[name]]
+            encoded[name] = list(map(encode, records[name]))
         else:
             encoded[name] = records[name]
     return encoded

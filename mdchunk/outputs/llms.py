@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk.chunk import PageChunks, PageSection
+from mdchunk.chunking.span_counts import last_piece_start
 from mdchunk.chunking.summary import is_version_title
 from mdchunk.errors import OptionError
 from mdchunk.outputs.llms_full import (
@@ -126,12 +127,37 @@ def page_facts(result: PageChunks, *, count: TokenCounter, site_url: str, direct
     first = result.chunks[0] if result.chunks else None
     title = first.file_title if first is not None else ""
     meta = first.front_matter if first is not None else {}
-    block = page_block(result.markdown, note_line(title, result.url, site_url,
-                                                  directive=directive))
-    full_tokens = count(block)
+    note = note_line(title, result.url, site_url, directive=directive)
+    markdown = markdown_tokens(result, count)
+    full_tokens = block_tokens(result.markdown, note, markdown, count)
     return {"title": title, "description": page_description(meta, result.summary),
-            "siteUrl": site_url, "tokens": full_tokens if directive else count(result.markdown),
+            "siteUrl": site_url, "tokens": full_tokens if directive else markdown,
             "fullTokens": full_tokens, "changelog": is_changelog(result.sections)}
+
+
+def markdown_tokens(result: PageChunks, count: TokenCounter) -> int:
+    """The exact count of the page Markdown: the page's section (number 0) has it when it spans
+    the whole Markdown, as it does but for blank space at the edges."""
+    page = result.sections[0] if result.sections else None
+    if page is not None and (page.char_start, page.char_end) == (0, len(result.markdown)):
+        return page.tokens
+    return count(result.markdown)
+
+
+def block_tokens(markdown: str, note: str, tokens: int, count: TokenCounter) -> int:
+    """The exact count of `page_block(markdown, note)`, from `tokens`, the count of `markdown`.
+
+    A piece of tiktoken's that reaches a line end ends there when a non-space character
+    follows (tests/test_tokens.py), so the note and its blank line count apart from the
+    Markdown after them; the line end after the Markdown changes only its last piece
+    (`last_piece_start`), counted again with and without it."""
+    if not markdown or markdown != markdown.strip():
+        return count(page_block(markdown, note))
+    cut = last_piece_start(markdown, 0, len(markdown))
+    if cut is None:
+        return count(note + "\n\n") + count(markdown + "\n")
+    last = markdown[cut:]
+    return count(note + "\n\n") + tokens - count(last) + count(last + "\n")
 
 
 def twin_text(markdown: str, title: str, url: str, site_url: str, *, directive: bool) -> str:

@@ -137,7 +137,7 @@ class PageStore:
                          else map(dumps, records))
         lines.append("")
         try:
-            write_text(self.path(page_key), "\n".join(lines), durable=False)
+            write_text(self.path(page_key), "\n".join(lines), durable=False, sweep=False)
         except OSError as error:
             self._disable(error)
             return

@@ -104,18 +104,20 @@ class BlockRenderer:
         self.depth += 1
         run = self._add_text(None, element.text)
         for child in element:
+            tag = child.tag
             if child is skip:
                 pass
-            elif child.tag in BLOCK_TAGS or is_display_math_script(child):
+            elif tag in BLOCK_TAGS or (tag == "script" and is_display_math_script(child)):
                 if run is not None:
                     self._run(run, top=top, tight=tight)
                     run = None
                 self._block(child, top=top, tight=tight)
-            elif isinstance(child.tag, str) and not (top and self.excluded_level):
+            elif isinstance(tag, str) and not (top and self.excluded_level):
                 if run is None:
                     run = self._new_run()
                 run.node(child)
-            run = self._add_text(run, child.tail)
+            if child.tail:
+                run = self._add_text(run, child.tail)
         if run is not None:
             self._run(run, top=top, tight=tight)
         self.depth -= 1

@@ -72,6 +72,12 @@ def flanking(before: str, after: str) -> tuple[bool, bool]:
     return left, right
 
 
+def may_need_escapes(text: str) -> bool:
+    """Whether running text holds a character that may need a backslash inline (`escape_text`
+    leaves any other text as it is, whatever stands around it)."""
+    return _INLINE_SPECIAL.search(text) is not None
+
+
 def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:
     """Running text with a backslash before each character a reader would take for markup,
     `before` and `after` being the characters around it in the Markdown ("" at a line edge).

@@ -20,6 +20,7 @@ strikethrough, a link). `render` writes them out:
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -29,6 +30,7 @@ from mdchunk.chunking.html.escape import (
     escape_dollars,
     escape_text,
     flanking,
+    may_need_escapes,
 )
 
 TEXT, ATOM, BREAK = 0, 1, 2
@@ -86,6 +88,8 @@ class _Span:
         return self.delimiter
 
 
+_MARKS = operator.attrgetter("marks")
+
 #: A token of the written run: a leaf, or the opening or closing of a span.
 _Token = Leaf
 _OPEN, _CLOSE = 3, 4
@@ -94,7 +98,7 @@ _OPEN, _CLOSE = 3, 4
 def render(leaves: Sequence[Leaf]) -> str:
     """The Markdown of a run of leaves: spans opened and closed, delimiters chosen, text
     escaped, and each `$` of text that would open an equation escaped."""
-    if not any(leaf.marks for leaf in leaves):  # (most runs: no emphasis, no link)
+    if not any(map(_MARKS, leaves)):  # (most runs: no emphasis, no link)
         return _write(leaves)
     tokens = _nest(_edge_spaces_outside(leaves))
     _choose_delimiters(tokens)
@@ -328,8 +332,9 @@ def _token_chars(token: _Token, *, last: bool) -> str:
 
 
 def _write(tokens: Sequence[_Token]) -> str:
-    """The Markdown of the tokens: text escaped between the characters around it."""
-    parts: list[str] = []
+    """The Markdown of the tokens: text escaped between the characters around it (looked for
+    only around text that holds a character that may need it)."""
+    parts: list[str] = []  # (never an empty one)
     dollars: list[int] = []
     size = 0
     in_link = 0
@@ -339,16 +344,16 @@ def _write(tokens: Sequence[_Token]) -> str:
             written = span.opening() if token.kind == _OPEN else span.closing()
             if span.kind == "link":
                 in_link += 1 if token.kind == _OPEN else -1
-        elif token.kind == TEXT:
-            before = parts[-1][-1] if parts and parts[-1] else ""
-            written = escape_text(token.text, before, _char_after(tokens, index),
-                                  in_link=in_link > 0)
-            at = written.find("$")
-            while at >= 0:
-                dollars.append(size + at)
-                at = written.find("$", at + 1)
         else:
             written = token.text
+            if token.kind == TEXT:
+                if may_need_escapes(written):
+                    written = escape_text(written, parts[-1][-1] if parts else "",
+                                          _char_after(tokens, index), in_link=in_link > 0)
+                at = written.find("$")
+                while at >= 0:
+                    dollars.append(size + at)
+                    at = written.find("$", at + 1)
         if written:
             parts.append(written)
             size += len(written)

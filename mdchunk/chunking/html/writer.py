@@ -119,6 +119,15 @@ class MarkdownWriter:
         """Start a block; `blank` says whether a blank line sets it off from a previous sibling
         (else a line break does; a block after a list or quote always gets one)."""
         mark = self.mark()
+        self._open(blank)
+        block = _Open(kind, self.pos, mark)
+        self.stack.append(block)
+        self.siblings = block.children
+        self.filled.append(False)
+        return block
+
+    def _open(self, blank: bool) -> None:
+        """Set a block off from a previous sibling, and start its line (its prefix)."""
         if self.filled[-1]:
             self.separate(blank=blank or (bool(self.siblings)
                                           and self.siblings[-1].kind in _LAZY))
@@ -126,11 +135,6 @@ class MarkdownWriter:
             self.parts.append(self.prefix)
             self.pos += len(self.prefix)
             self.line_start = False
-        block = _Open(kind, self.pos, mark)
-        self.stack.append(block)
-        self.siblings = block.children
-        self.filled.append(False)
-        return block
 
     def end(self, block: _Open) -> Block | None:
         """Close `block`; a block with nothing in it is dropped and its text taken back."""
@@ -166,14 +170,20 @@ class MarkdownWriter:
     def leaf(self, kind: BlockKind, text: str, *, blank: bool, level: int = 0, title: str = "",
              anchor: str = "", language: str = "", prose: bool = False,
              math: list[str] | None = None) -> None:
-        """A block without children: `begin`, `write(text)` and `end` in one step."""
-        block = self.begin(kind, blank=blank)
-        block.level, block.title, block.anchor = level, title, anchor
-        block.language, block.prose = language, prose
-        if math:
-            block.math = math
+        """A block without children, as `begin`, `write(text)` and `end` would write it (with
+        nothing to hold open while it is written)."""
+        mark = self.mark()
+        self._open(blank)
+        start = self.pos
         self.write(text)
-        self.end(block)
+        end = self._text_end(start)
+        if end == start or (kind in _CONTAINERS and not title):
+            self.reset(mark)
+            return
+        if math:
+            self.math.append((start, math))
+        self.siblings.append(Block(kind, start, end, (), level, title, anchor, language, prose))
+        self.filled[-1] = True
 
     # -- the page ---------------------------------------------------------------------------
 
