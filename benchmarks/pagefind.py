@@ -156,7 +156,7 @@ def step_commands(site: Path, folder: Path) -> dict[str, list[str]]:
     indexing of the site's HTML, each into a bundle folder of its own."""
     from mdchunk.chunking import Chunker
     from mdchunk.options import ChunkOptions
-    from mdchunk.profiles import ProfileSettings, pagefind_records
+    from mdchunk.outputs.profiles import ProfileSettings, pagefind_records
     from mdchunk.sites import site_pages
 
     chunker = Chunker(ChunkOptions())

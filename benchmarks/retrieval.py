@@ -861,7 +861,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     socket.setdefaulttimeout(10)  # no part of the benchmark may wait on the network
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from benchmarks.measure import machine
-    from mdchunk.tokens import load_encoding
+    from mdchunk.chunking.tokens import load_encoding
 
     encoding = load_encoding(ENCODING)
     notes: list[str] = []

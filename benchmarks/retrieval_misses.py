@@ -51,7 +51,7 @@ from benchmarks.retrieval import (
 from benchmarks.scoring import Retrieved, is_hit, overlap
 from benchmarks.sections import VARIANTS, Heading, Page, Query
 from mdchunk.chunking.markdown_text import links_as_text
-from mdchunk.tokens import load_encoding
+from mdchunk.chunking.tokens import load_encoding
 
 METRICS = ("Hit@1", "Hit@5", "MRR@10", "R@5", "Hit@1k", "R@1k")
 NEAR = 3000

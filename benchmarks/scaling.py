@@ -40,7 +40,7 @@ def unmemoized_counter() -> Callable[[str], int]:
     """The default counter (rs-bpe where installed), without a memo: the copies' texts are the
     same, and a memo would count each of them once (fastokens keeps a cache of pieces inside:
     it would too)."""
-    from mdchunk.tokens import _rs_bpe_count, load_encoding, surrogate_safe
+    from mdchunk.chunking.tokens import _rs_bpe_count, load_encoding, surrogate_safe
 
     fast = _rs_bpe_count("cl100k_base")
     if fast is not None:

@@ -9,16 +9,16 @@ to the site at its finish. The MkDocs plugin (`mkdocs_mdchunk`), the Sphinx exte
 from typing import TYPE_CHECKING, Any
 
 from mdchunk._version import __version__
-from mdchunk.chunk import Chunk, Features, Flags
 from mdchunk.chunking import Chunker, PageChunks, PageInput, build_time
+from mdchunk.chunking.chunk import Chunk, Features, Flags
+from mdchunk.chunking.model import Block, ParsedPage
+from mdchunk.chunking.tokens import TokenCounter, load_encoding, tiktoken_counter, token_counter
 from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
-from mdchunk.model import Block, ParsedPage
 from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
+from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
-from mdchunk.profiles import PROFILES
 from mdchunk.session import BuildSettings, BuildSummary, IndexBuilder
-from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter, token_counter
 
 if TYPE_CHECKING:
     from mdchunk.chunking.html import parse_html

@@ -25,6 +25,8 @@ from lxml.cssselect import CSSSelector
 from mdchunk.chunking import PageInput
 from mdchunk.chunking.html.text import title_text
 from mdchunk.duplicates import DuplicateMode
+from mdchunk.engines.site_nav import PageNav, SiteNav, page_nav
+from mdchunk.engines.sources import split_front_matter
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.options import ChunkOptions
@@ -34,8 +36,6 @@ from mdchunk.outputs.pagefind import PagefindSettings
 from mdchunk.outputs.pages import OutputSettings, PageOutput
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import BuildSettings, IndexBuilder
-from mdchunk.site_nav import PageNav, SiteNav, page_nav
-from mdchunk.sources import split_front_matter
 
 log = logging.getLogger(__name__)
 
@@ -99,14 +99,14 @@ def chunk_site(
     Arguments:
         site_dir: The built site.
         options: Chunking options (the defaults when None).
-        formats: Output formats (see `mdchunk.profiles`).
+        formats: Output formats (see `mdchunk.outputs.profiles`).
         docs_dir: The sources: pages then get their source path and front matter.
         content_selector: CSS selector of the page content, for themes mdchunk does not know.
         site_url: The site's public url; by default read from each page's canonical link.
         exclude: Glob patterns of page paths (relative to `site_dir`) to leave out.
         write_markdown: Write each page's Markdown beside its HTML.
         output: File name of the native index.
-        tokenizer: The token counter to count with (`mdchunk.tokens.token_counter`).
+        tokenizer: The token counter to count with (`mdchunk.chunking.tokens.token_counter`).
         jobs: Processes that chunk pages: 1 chunks in this one, more start worker processes;
             the output is the same for every number.
         pagefind: Where the Pagefind bundle goes (format `pagefind`), and whether a search

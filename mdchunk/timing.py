@@ -13,7 +13,7 @@ import contextlib
 import time
 from collections.abc import Iterable, Iterator, Mapping
 
-from mdchunk.tokens import TokenCounter
+from mdchunk.chunking.tokens import TokenCounter
 
 STAGES = ("parse", "convert", "pack", "count", "describe", "records", "duplicates",
           "write")

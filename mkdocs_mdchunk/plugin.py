@@ -28,6 +28,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
 from mdchunk.chunking import PageInput
+from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.errors import MdChunkError, TokenizerError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.outline import NavItem, SiteOutline
@@ -35,7 +36,6 @@ from mdchunk.outputs.pagefind import pagefind_needed
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
-from mdchunk.tokens import tokenizer_choice
 from mkdocs_mdchunk.config import MdChunkConfig
 
 log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))

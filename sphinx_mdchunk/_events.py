@@ -21,13 +21,13 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from mdchunk.chunking import PageInput
+from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.errors import MdChunkError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.pagefind import pagefind_needed
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
-from mdchunk.tokens import tokenizer_choice
 from sphinx_mdchunk._config import settings, unknown_names
 from sphinx_mdchunk._outline import site_outline
 

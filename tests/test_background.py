@@ -146,7 +146,7 @@ def test_a_page_sent_to_a_worker_keeps_its_html_as_it_was(
 
 def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing(
         tmp_path: Path) -> None:
-    from mdchunk.tokens import counter_name
+    from mdchunk.chunking.tokens import counter_name
 
     pool = WorkerPool(WorkerSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
                                      tmp_path / "store", "settings"))

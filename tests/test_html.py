@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from markdown.extensions.toc import TocExtension
 
 from mdchunk.chunking.html import parse_html
-from mdchunk.model import Block, ParsedPage
+from mdchunk.chunking.model import Block, ParsedPage
 from tests.helpers import render
 
 EXTENSIONS = [

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from mdchunk.chunking import Chunker
 from mdchunk.chunking.html import parse_html
+from mdchunk.chunking.model import PageInput
 from mdchunk.chunking.summary import is_version_title, page_summary
 from mdchunk.errors import OptionError
-from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.llms import LlmsOptions, block_tokens, is_changelog
 from mdchunk.outputs.llms_full import FULL_TXT, FullPage, plan_full

@@ -31,10 +31,10 @@ from click.testing import CliRunner
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from mdchunk.chunking.tokens import tiktoken_counter
 from mdchunk.cli import main
 from mdchunk.mcp import LiveDocs
 from mdchunk.outputs.sqlite import read_sqlite, search
-from mdchunk.tokens import tiktoken_counter
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
 from tests.helpers import read_jsonl
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mdchunk import Chunk, ChunkOptions, OptionError, PageChunks, parse_html
 from mdchunk.chunking.markdown_text import links_as_text
-from mdchunk.model import Block
+from mdchunk.chunking.model import Block
 from mdchunk.options import BOUNDED_FIELDS
 from tests.conftest import SiteBuilder
 from tests.helpers import chunk_page, render

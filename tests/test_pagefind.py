@@ -36,9 +36,9 @@ from mdchunk.outputs.pagefind import (
     check_bundle_folder,
     write_bundle,
 )
+from mdchunk.outputs.profiles import ProfileSettings, pagefind_records
+from mdchunk.outputs.profiles.pagefind import sections
 from mdchunk.outputs.sqlite import search
-from mdchunk.profiles import ProfileSettings, pagefind_records
-from mdchunk.profiles.pagefind import sections
 from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
 from tests.helpers import chunk_page, read_jsonl
 from tests.test_cli import run

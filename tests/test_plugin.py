@@ -56,7 +56,7 @@ def test_every_format_is_written_beside_the_site(make_site: SiteBuilder) -> None
 
     import jsonschema
 
-    from mdchunk.profiles import hepilot_schema
+    from mdchunk.outputs.profiles import hepilot_schema
 
     site = make_site(PAGES, plugin={"formats": ALL_FORMATS})
     native = Index.load(site).records
@@ -383,7 +383,7 @@ def test_debug_log_shows_the_time_per_stage(make_site: SiteBuilder, workers: int
     [chunked] = [m for m in messages if " pages chunked " in m]
     assert chunked.startswith("mdchunk: 2 pages chunked ")
     assert ("in the worker process" if workers else "inline") in chunked
-    from mdchunk.tokens import counter_name
+    from mdchunk.chunking.tokens import counter_name
 
     # the counter that counts beside a build (rs-bpe where installed), in the worker or inline
     assert chunked.endswith(f"; counted by {counter_name('cl100k_base')}"), chunked

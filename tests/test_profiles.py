@@ -24,7 +24,7 @@ from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks
 from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.outputs import formats as output_module
 from mdchunk.outputs.formats import page_records, write_records
-from mdchunk.profiles import (
+from mdchunk.outputs.profiles import (
     PROFILES,
     ChunkMetrics,
     ChunkValidationError,
@@ -875,7 +875,7 @@ def test_native_features_only_gain_keys() -> None:
 @settings(max_examples=300)
 def test_uuid5_text_is_the_standard_uuid5(name: str) -> None:
     """The chunk uuids are built without `uuid.UUID` objects, and are the same text."""
-    from mdchunk.chunk import UUID_NAMESPACE, uuid5_text
+    from mdchunk.chunking.chunk import UUID_NAMESPACE, uuid5_text
 
     assert uuid5_text(name) == str(uuid.uuid5(UUID_NAMESPACE, name))
 

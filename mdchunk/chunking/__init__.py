@@ -5,8 +5,8 @@ The data path of a page, one module each: `html` (HTML -> blocks and the page Ma
 (pieces -> `Chunk` records), and `chunker`, which runs them in turn (`Chunker.chunk_page`).
 """
 
-from mdchunk.chunk import PageChunks
+from mdchunk.chunking.chunk import PageChunks
 from mdchunk.chunking.chunker import Chunker, build_time
-from mdchunk.model import PageInput
+from mdchunk.chunking.model import PageInput
 
 __all__ = ["Chunker", "PageChunks", "PageInput", "build_time"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mdchunk.chunking.markdown_text import sentence_ends
-from mdchunk.model import Block
+from mdchunk.chunking.model import Block
 
 _WEIGHTS = {"code": 1.0, "table": 0.8, "list": 0.5}
 _SENTENCE_WEIGHT = 0.3

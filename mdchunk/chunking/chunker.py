@@ -12,18 +12,18 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from mdchunk.chunk import PageChunks
+from mdchunk.chunking.chunk import PageChunks
 from mdchunk.chunking.describe import ChunkBuilder, DescribeSettings, clean_page
 from mdchunk.chunking.embed import EmbedTemplate
+from mdchunk.chunking.model import PageInput
 from mdchunk.chunking.overlap import text_overlap_starts
 from mdchunk.chunking.packing import Packer
-from mdchunk.chunking.sections import page_sections
+from mdchunk.chunking.page_sections import page_sections
 from mdchunk.chunking.summary import page_summary
+from mdchunk.chunking.tokens import TokenCounter, token_counter
 from mdchunk.chunking.tree import Section, build_tree
-from mdchunk.model import PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.timing import StageTimer
-from mdchunk.tokens import TokenCounter, token_counter
 
 
 def build_time() -> str:

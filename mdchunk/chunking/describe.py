@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.chunk import Chunk, Features, Flags
+from mdchunk.chunking.chunk import Chunk, Features, Flags
 from mdchunk.chunking.embed import EmbedTemplate, section_slug
+from mdchunk.chunking.model import Block, PageInput, ParsedPage
 from mdchunk.chunking.overlap import head, tail
 from mdchunk.chunking.packing import CONTEXT_INTEGRITY, Piece
-from mdchunk.model import Block, PageInput, ParsedPage
+from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.options import ChunkOptions
-from mdchunk.tokens import TokenCounter
 
 _ORDERED_MARKER = re.compile(r"\d+\. ")
 _CELL_BORDER = re.compile(r"(?<!\\)\|")

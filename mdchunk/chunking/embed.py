@@ -19,8 +19,8 @@ import string
 from collections.abc import Sequence
 
 from mdchunk.chunking.markdown_text import links_as_text
-from mdchunk.model import Block
-from mdchunk.tokens import TokenCounter
+from mdchunk.chunking.model import Block
+from mdchunk.chunking.tokens import TokenCounter
 
 
 class EmbedTemplate:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mdchunk.chunking.model import ParsedPage
 from mdchunk.chunking.packing import Piece
 from mdchunk.chunking.span_counts import first_true, last_true
-from mdchunk.model import ParsedPage
-from mdchunk.tokens import TokenCounter
+from mdchunk.chunking.tokens import TokenCounter
 
 #: Where a word starts: the places an overlap may begin.
 WORD_START = re.compile(r"(?<=\s)\S")

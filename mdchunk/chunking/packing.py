@@ -30,11 +30,11 @@ from typing import Protocol
 
 from mdchunk.chunking.adaptive import complexity
 from mdchunk.chunking.markdown_text import sentence_ends
+from mdchunk.chunking.model import ATOMIC_REASONS, Block
 from mdchunk.chunking.span_counts import BlockRuns, last_true
+from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.chunking.tree import Section
-from mdchunk.model import ATOMIC_REASONS, Block
 from mdchunk.options import ChunkOptions
-from mdchunk.tokens import TokenCounter
 
 _WORD_GAP = re.compile(r"\s+")
 _HEADING = re.compile(r"#{1,6}(?: |$)")

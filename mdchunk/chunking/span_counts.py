@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 
-from mdchunk.model import Block
-from mdchunk.tokens import TokenCounter
+from mdchunk.chunking.model import Block
+from mdchunk.chunking.tokens import TokenCounter
 
 
 class BlockRuns:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from mdchunk.chunking.markdown_text import inline_text, sentence_ends
-from mdchunk.model import ParsedPage
+from mdchunk.chunking.model import ParsedPage
 
 SUMMARY_CHARACTERS = 240
 """Longest summary: a sentence or two, not a paragraph (a longer sentence is cut between

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from mdchunk.model import Block, ParsedPage
+from mdchunk.chunking.model import Block, ParsedPage
 
 
 @dataclasses.dataclass(eq=False, slots=True)

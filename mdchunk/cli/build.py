@@ -85,7 +85,7 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
     OUT is an index, not a site: no llms.txt is written (build the site with the plugin, or
     run `mdchunk site` on it).
     """
-    from mdchunk.sources import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
+    from mdchunk.engines.sources import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
 
     settings = _Settings()
     try:
@@ -101,7 +101,7 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
         options, output = _split_settings(settings.values)
     except (MdChunkError, OSError) as error:
         raise _fail(error, settings.origins) from error
-    from mdchunk.sources import find_sources
+    from mdchunk.engines.sources import find_sources
 
     try:
         sources = find_sources(paths, exclude=list(output.get("exclude") or []))
@@ -150,7 +150,7 @@ def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The chunking options (validated) and the output settings."""
     from mdchunk.options import ChunkOptions, check_output_path
     from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
-    from mdchunk.profiles import check_formats
+    from mdchunk.outputs.profiles import check_formats
 
     fields = {field.name for field in dataclasses.fields(ChunkOptions)}
     options = ChunkOptions.validated({key: value for key, value in settings.items()

@@ -42,7 +42,7 @@ def validate(index: Path, profile: str | None, check_tokens: bool, pages_dir: Pa
     sha256, and offsets against the pages' .md files when they sit beside the index. Exits
     with status 1 and one line per problem when anything is wrong.
     """
-    from mdchunk.profiles import PROFILES
+    from mdchunk.outputs.profiles import PROFILES
     from mdchunk.tools.validate import infer_profile, validate_records
 
     name = profile or infer_profile(index)
@@ -53,7 +53,7 @@ def validate(index: Path, profile: str | None, check_tokens: bool, pages_dir: Pa
     counter = None
     if check_tokens:
         # tiktoken itself, the reference, even where a fast counter counted while chunking.
-        from mdchunk.tokens import tiktoken_counter
+        from mdchunk.chunking.tokens import tiktoken_counter
 
         options = ((records[0].get("metadata") or {}).get("chunkingOptions") or {}
                    if records and isinstance(records[0], dict) else {})

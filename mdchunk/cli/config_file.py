@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from mdchunk.sources import SiteConfig
+    from mdchunk.engines.sources import SiteConfig
 
 #: Keys of a `--config` file besides the MkDocs plugin's options: the site's url, which the
 #: plugin takes from mkdocs.yml.
@@ -43,7 +43,7 @@ def options_of_file(path: Path, command: str) -> dict[str, Any]:
             `mdchunk chunk`, which reads one with --mkdocs-config.
         SourceError: when the file cannot be read.
     """
-    from mdchunk.sources import is_mkdocs_config, load_mkdocs_config, load_yaml
+    from mdchunk.engines.sources import is_mkdocs_config, load_mkdocs_config, load_yaml
 
     data = load_yaml(path)
     hint = f"'--config' ({path})"

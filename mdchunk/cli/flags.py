@@ -81,8 +81,8 @@ def llms_flags(command: Any) -> Any:
 
 def jobs_flags(command: Any) -> Any:
     """Add `-j/--jobs` and `--tokenizer` (shared by `chunk` and `site`)."""
+    from mdchunk.chunking.tokens import COUNTERS
     from mdchunk.session.workers import available_cores
-    from mdchunk.tokens import COUNTERS
 
     command = click.option(
         "--tokenizer", type=click.Choice(["auto", *COUNTERS]), default=None,

@@ -15,12 +15,13 @@ its chunks are the records sharing that url. Every id and url a tool returns (a 
 is accepted by every tool.
 
 Budgets. `max_tokens` bounds the text a tool returns: the sum of the exact token counts (the
-index's encoding, counted by `mdchunk.tokens.token_counter`) of the `text` fields of its answer;
-urls, breadcrumbs and other fields are not counted. Text is only ever cut between chunks, never
-inside one: a section is cut after its last chunk that fits, a page after its last section that
-fits (after its last chunk that fits where not even the first section does), and search results
-that do not fit what is left are left out whole and named in `omitted`. A budget that cannot hold
-even the first chunk of the answer is refused with an error that says the budget needed.
+index's encoding, counted by `mdchunk.chunking.tokens.token_counter`) of the `text` fields of its
+answer; urls, breadcrumbs and other fields are not counted. Text is only ever cut between chunks,
+never inside one: a section is cut after its last chunk that fits, a page after its last section
+that fits (after its last chunk that fits where not even the first section does), and search
+results that do not fit what is left are left out whole and named in `omitted`. A budget that
+cannot hold even the first chunk of the answer is refused with an error that says the budget
+needed.
 
 The index. The server answers from the SQLite/FTS5 index `chunks.sqlite`
 (`mdchunk.outputs.sqlite`). A

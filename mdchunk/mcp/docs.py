@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.mcp.answers import (
     OmittedResult,
     OutlineAnswer,
@@ -34,7 +35,6 @@ from mdchunk.mcp.contents import (
     subsections,
 )
 from mdchunk.outputs.sqlite import Hit, fts_query, search
-from mdchunk.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 

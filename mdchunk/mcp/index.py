@@ -11,9 +11,9 @@ import threading
 from pathlib import Path
 from typing import Any, Literal
 
+from mdchunk.chunking.tokens import token_counter
 from mdchunk.mcp.docs import Docs, DocsError
 from mdchunk.outputs.sqlite import read_index, read_sqlite, write_sqlite
-from mdchunk.tokens import token_counter
 
 log = logging.getLogger(__name__)
 

@@ -9,15 +9,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, write_bundle
-from mdchunk.outputs.sqlite import write_sqlite
-from mdchunk.outputs.writers import (
-    atomic_write,
-    dumps,
-    record_encoder,
-    replace_folder,
-    write_jsonl,
-)
-from mdchunk.profiles import (
+from mdchunk.outputs.profiles import (
     PROFILES,
     ChunksLike,
     ProfileSettings,
@@ -27,6 +19,14 @@ from mdchunk.profiles import (
     file_path,
     file_record,
     files_by_name,
+)
+from mdchunk.outputs.sqlite import write_sqlite
+from mdchunk.outputs.writers import (
+    atomic_write,
+    dumps,
+    record_encoder,
+    replace_folder,
+    write_jsonl,
 )
 
 

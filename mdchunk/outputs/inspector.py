@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from mdchunk.chunk import Chunk
 from mdchunk.chunking import PageChunks
+from mdchunk.chunking.chunk import Chunk
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.writers import replace_folder
 

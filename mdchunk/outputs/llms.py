@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mdchunk.chunk import PageChunks, PageSection
+from mdchunk.chunking.chunk import PageChunks, PageSection
 from mdchunk.chunking.span_counts import last_piece_start
 from mdchunk.chunking.summary import is_version_title
+from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.errors import OptionError
 from mdchunk.outputs.llms_full import (
     FullFile,
@@ -48,7 +49,6 @@ from mdchunk.outputs.twins import (
     write_twin,
 )
 from mdchunk.outputs.writers import write_text
-from mdchunk.tokens import TokenCounter
 
 DEFAULT_FULL_MAX_TOKENS = 100_000
 """`llms_full_max_tokens` by default: a file that fits the context window of the models coding

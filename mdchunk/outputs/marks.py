@@ -15,8 +15,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mdchunk.duplicates import Duplicate
+from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.writers import dumps
-from mdchunk.profiles import PROFILES
 
 MARKED = frozenset({"native", "sqlite"})
 """The formats whose records are native records, which hold the marks."""

@@ -1,6 +1,6 @@
 """The `pagefind` output: a Pagefind search bundle with one record per section, in the site.
 
-Pagefind indexes pages; mdchunk gives it sections. The records (`mdchunk.profiles.pagefind`,
+Pagefind indexes pages; mdchunk gives it sections. The records (`mdchunk.outputs.profiles.pagefind`,
 made where each page is chunked) are fed at the end of the build to Pagefind's binary, run as
 a service (`_PagefindService`; `pip install 'mdchunk[pagefind]'` brings the binary as a wheel
 and Pagefind's Python package, which finds it), which indexes them and hands back the bundle's
@@ -40,9 +40,9 @@ from typing import IO, Any
 
 from mdchunk.errors import OptionError, PagefindError
 from mdchunk.options import check_output_path
+from mdchunk.outputs.profiles.base import Record
+from mdchunk.outputs.profiles.pagefind import UNKNOWN_LANGUAGE
 from mdchunk.outputs.writers import replace_folder, write_text
-from mdchunk.profiles.base import Record
-from mdchunk.profiles.pagefind import UNKNOWN_LANGUAGE
 
 EXTRA = "mdchunk[pagefind]"
 """What to install for this output."""
@@ -156,7 +156,7 @@ def _reason(error: BaseException) -> str:
 
 
 def write_bundle(folder: Path, records: Iterable[Record]) -> int:
-    """Index `records` (`mdchunk.profiles.pagefind`) with Pagefind and put the bundle in
+    """Index `records` (`mdchunk.outputs.profiles.pagefind`) with Pagefind and put the bundle in
     `folder`, atomically; return the number of records.
 
     Pagefind hands the bundle's files over (`GetFiles`) and mdchunk writes them: the

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk.chunking import PageChunks
+from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.duplicates import chunk_print
 from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
 from mdchunk.outputs.llms import page_facts
 from mdchunk.timing import StageTimer
-from mdchunk.tokens import TokenCounter
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -26,7 +26,7 @@ class OutputSettings:
     """What to make of each chunked page besides its chunks."""
 
     formats: tuple[str, ...] = ("native",)
-    """The output formats (names from `mdchunk.profiles.PROFILES`)."""
+    """The output formats (names from `mdchunk.outputs.profiles.PROFILES`)."""
     language: str | None = None
     """The site's natural language (see `ProfileSettings`)."""
     inspector: bool = False

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.chunk import SCHEMA_VERSION
+from mdchunk.chunking.chunk import SCHEMA_VERSION
 
 #: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
 SQLITE_SCHEMA_VERSION = 2

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from mdchunk._version import code_identity
 from mdchunk.chunking import Chunker, PageInput, build_time
+from mdchunk.chunking.tokens import counter_name, token_counter
 from mdchunk.duplicates import ChunkPrint, Duplicate, DuplicateMode, find_duplicates
 from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
@@ -38,13 +39,12 @@ from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind import PagefindSettings, pagefind_needed, write_search_page
 from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
+from mdchunk.outputs.profiles import Record, check_formats
+from mdchunk.outputs.profiles.pagefind import record_language
 from mdchunk.outputs.writers import write_text
-from mdchunk.profiles import Record, check_formats
-from mdchunk.profiles.pagefind import record_language
 from mdchunk.session.store import Listed, PageStore
 from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
 from mdchunk.timing import StageTimer, add_timings, describe_timings
-from mdchunk.tokens import counter_name, token_counter
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""

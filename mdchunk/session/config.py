@@ -28,7 +28,7 @@ from mdchunk.outputs.llms import OPTIONS as LLMS
 from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
 from mdchunk.outputs.pages import OutputSettings
-from mdchunk.profiles import check_formats
+from mdchunk.outputs.profiles import check_formats
 from mdchunk.session.builder import BuildSettings
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",

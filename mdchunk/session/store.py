@@ -49,8 +49,8 @@ from typing import Any
 from mdchunk._version import __version__
 from mdchunk.outputs.formats import ENCODED_LAYOUTS
 from mdchunk.outputs.pages import PageOutput
+from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.writers import dumps, sweep_stale_temporaries, write_text
-from mdchunk.profiles import PROFILES
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")

@@ -28,10 +28,10 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from mdchunk.chunking import Chunker, PageInput
+from mdchunk.chunking.tokens import counter_name, token_counter
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
 from mdchunk.session.store import PageStore
-from mdchunk.tokens import counter_name, token_counter
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -86,7 +86,7 @@ def validate_records(records: Sequence[Any], profile: str, *, markdown_dir: Path
 
     Arguments:
         records: The index's records, in file order.
-        profile: A name from `mdchunk.profiles.PROFILES`.
+        profile: A name from `mdchunk.outputs.profiles.PROFILES`.
         markdown_dir: Folder holding the pages' `.md` files (the site folder); offsets are
             checked against the page text when a page's file is there.
         counter: Token counter; when given, every `tokenStats.tokens` must equal its count.
@@ -237,7 +237,7 @@ def _hepilot(records: Sequence[dict[str, Any]]) -> list[Problem]:
 
 def _hepilot_validator() -> jsonschema.Draft202012Validator | None:
     """The validator of HEPilot's schema; None without jsonschema (in the test extra)."""
-    from mdchunk.profiles import hepilot_schema
+    from mdchunk.outputs.profiles import hepilot_schema
 
     try:
         import jsonschema
@@ -269,7 +269,7 @@ def _hepilot_document(document: str, chunks: Sequence[dict[str, Any]]) -> list[P
 
 
 def _semantic(records: Sequence[dict[str, Any]], profile: str) -> list[Problem]:
-    from mdchunk.profiles import FlatSemanticChunk, SemanticChunk
+    from mdchunk.outputs.profiles import FlatSemanticChunk, SemanticChunk
 
     model = SemanticChunk if profile == "semantic" else FlatSemanticChunk
     problems: list[Problem] = []

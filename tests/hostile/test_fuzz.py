@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mdchunk import Chunker, ChunkOptions, PageInput
-from mdchunk.profiles.native import native_records
+from mdchunk.outputs.profiles.native import native_records
 from tests.invariants import (
     check_atomic_blocks,
     check_chain,

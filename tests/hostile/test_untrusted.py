@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mdchunk import Chunker, ChunkOptions, PageInput
+from mdchunk.outputs.profiles.files import file_doc_name, files_layout
 from mdchunk.outputs.writers import write_jsonl
-from mdchunk.profiles.files import file_doc_name, files_layout
 from tests.conftest import SiteBuilder
 from tests.hostile.conftest import build_sphinx
 from tests.invariants import count_tokens
@@ -71,7 +71,7 @@ def test_json_is_utf8_without_lone_surrogates(tmp_path: Path) -> None:
         html=f"<h1 id='a\ud800'>Title {LONE}</h1><p>Body {LONE}</p>",
         source_path="p\udc80.md", url="p/", title=f"T {LONE}",
         meta={"key": LONE, LONE: [LONE]}))
-    from mdchunk.profiles.native import native_records
+    from mdchunk.outputs.profiles.native import native_records
 
     target = tmp_path / "chunks.jsonl"
     write_jsonl(target, native_records(page))

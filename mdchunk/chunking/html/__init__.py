@@ -44,7 +44,7 @@ from lxml.etree import _Element
 from mdchunk.chunking.html.blocks import BlockRenderer, title_heading
 from mdchunk.chunking.html.parse import parse_tree
 from mdchunk.chunking.html.writer import MarkdownWriter, with_title
-from mdchunk.model import ParsedPage
+from mdchunk.chunking.model import ParsedPage
 
 __all__ = ["convert_tree", "parse_html", "parse_tree"]
 

@@ -52,7 +52,7 @@ from mdchunk.chunking.html.text import (
     title_text,
 )
 from mdchunk.chunking.html.writer import MarkdownWriter
-from mdchunk.model import BlockKind
+from mdchunk.chunking.model import BlockKind
 
 #: Elements searched, inside a section left out (`data-search-exclude`), for the heading that
 #: ends it.

@@ -3,7 +3,7 @@ it is in (list indents, quote markers), and records where each block starts and 
 
 from __future__ import annotations
 
-from mdchunk.model import Block, BlockKind, ParsedPage
+from mdchunk.chunking.model import Block, BlockKind, ParsedPage
 
 #: Kinds of block that hold blocks: without a child (or a title) they are dropped.
 _CONTAINERS = frozenset(

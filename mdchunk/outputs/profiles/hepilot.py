@@ -18,8 +18,8 @@ import json
 from importlib import resources
 from typing import Any, Literal
 
-from mdchunk.chunk import Chunk
-from mdchunk.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.chunking.chunk import Chunk
+from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
 
 ChunkType = Literal["text", "table", "equation", "mixed"]
 

@@ -20,8 +20,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from mdchunk.profiles.base import ChunksLike, ProfileSettings, Record
-from mdchunk.profiles.semantic import (
+from mdchunk.outputs.profiles.base import ChunksLike, ProfileSettings, Record
+from mdchunk.outputs.profiles.semantic import (
     ChunkMetrics,
     FeedbackMetrics,
     SemanticChunk,
@@ -29,7 +29,7 @@ from mdchunk.profiles.semantic import (
     require_common_fields,
     semantic_chunks,
 )
-from mdchunk.profiles.validation import (
+from mdchunk.outputs.profiles.validation import (
     ChunkValidationError,
     check_bool,
     check_int,

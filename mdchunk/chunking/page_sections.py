@@ -8,7 +8,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 
-from mdchunk.chunk import PageSection
+from mdchunk.chunking.chunk import PageSection
 from mdchunk.chunking.embed import section_slug
 from mdchunk.chunking.packing import Piece
 from mdchunk.chunking.tree import Section

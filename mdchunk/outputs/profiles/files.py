@@ -16,9 +16,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from mdchunk.chunk import Chunk
+from mdchunk.chunking.chunk import Chunk
 from mdchunk.errors import PageError
-from mdchunk.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
 
 FOLDER = "chunks"
 """The folder, in the site folder, that holds the chunk files."""

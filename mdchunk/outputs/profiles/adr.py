@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mdchunk.chunk import Chunk
-from mdchunk.profiles.base import ChunksLike, Record, chunks_of, front_matter_text
+from mdchunk.chunking.chunk import Chunk
+from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of, front_matter_text
 
 DEFAULT_DOC_TYPE = "doc"
 LIST_SEPARATOR = ","

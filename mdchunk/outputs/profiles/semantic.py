@@ -28,9 +28,15 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mdchunk.chunk import UUID_NAMESPACE, Chunk
-from mdchunk.profiles.base import ChunksLike, ProfileSettings, Record, chunks_of, front_matter_text
-from mdchunk.profiles.validation import (
+from mdchunk.chunking.chunk import UUID_NAMESPACE, Chunk
+from mdchunk.outputs.profiles.base import (
+    ChunksLike,
+    ProfileSettings,
+    Record,
+    chunks_of,
+    front_matter_text,
+)
+from mdchunk.outputs.profiles.validation import (
     ChunkValidationError,
     check_bool,
     check_choice,

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from mdchunk.tokens import estimate_tokens
+from mdchunk.chunking.tokens import estimate_tokens
 
 __all__ = [
     "SCHEMA_VERSION",

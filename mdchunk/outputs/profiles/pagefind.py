@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mdchunk.chunk import Chunk
+from mdchunk.chunking.chunk import Chunk
 from mdchunk.chunking.markdown_text import markdown_to_text
-from mdchunk.profiles.base import ChunksLike, ProfileSettings, Record, chunks_of
+from mdchunk.outputs.profiles.base import ChunksLike, ProfileSettings, Record, chunks_of
 
 UNKNOWN_LANGUAGE = "unknown"
 """Pagefind's language of records whose language is not known (no stemming)."""

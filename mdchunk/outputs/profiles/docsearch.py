@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mdchunk.chunk import Chunk
+from mdchunk.chunking.chunk import Chunk
 from mdchunk.chunking.markdown_text import markdown_to_text
-from mdchunk.profiles.base import ChunksLike, Record, chunks_of
-from mdchunk.profiles.markdown_chunker import starts_with_heading
+from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.profiles.markdown_chunker import starts_with_heading
 
 LEVELS = 7
 """lvl0 .. lvl6."""

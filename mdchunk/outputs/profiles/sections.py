@@ -27,8 +27,8 @@ the sections of a page form a tree.
 
 from __future__ import annotations
 
-from mdchunk.chunk import PageChunks, PageSection, absolute_url, chunk_id, section_url
-from mdchunk.profiles.base import ChunksLike, Record
+from mdchunk.chunking.chunk import PageChunks, PageSection, absolute_url, chunk_id, section_url
+from mdchunk.outputs.profiles.base import ChunksLike, Record
 
 
 def section_records(page: ChunksLike) -> list[Record]:

@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mdchunk.errors import OptionError
-from mdchunk.profiles.adr import adr_record, adr_records
-from mdchunk.profiles.base import ChunksLike, Profile, ProfileSettings, Record, chunks_of
-from mdchunk.profiles.docsearch import docsearch_record, docsearch_records
-from mdchunk.profiles.files import (
+from mdchunk.outputs.profiles.adr import adr_record, adr_records
+from mdchunk.outputs.profiles.base import ChunksLike, Profile, ProfileSettings, Record, chunks_of
+from mdchunk.outputs.profiles.docsearch import docsearch_record, docsearch_records
+from mdchunk.outputs.profiles.files import (
     FOLDER,
     file_doc_name,
     file_path,
@@ -35,24 +35,29 @@ from mdchunk.profiles.files import (
     files_layout,
     files_records,
 )
-from mdchunk.profiles.flat import FlatSemanticChunk, flat_records, to_flat, to_semantic
-from mdchunk.profiles.hepilot import chunk_type, hepilot_record, hepilot_records, hepilot_schema
-from mdchunk.profiles.markdown_chunker import (
+from mdchunk.outputs.profiles.flat import FlatSemanticChunk, flat_records, to_flat, to_semantic
+from mdchunk.outputs.profiles.hepilot import (
+    chunk_type,
+    hepilot_record,
+    hepilot_records,
+    hepilot_schema,
+)
+from mdchunk.outputs.profiles.markdown_chunker import (
     content_type,
     markdown_chunker_record,
     markdown_chunker_records,
 )
-from mdchunk.profiles.native import native_records
-from mdchunk.profiles.pagefind import pagefind_records
-from mdchunk.profiles.sections import section_records
-from mdchunk.profiles.semantic import (
+from mdchunk.outputs.profiles.native import native_records
+from mdchunk.outputs.profiles.pagefind import pagefind_records
+from mdchunk.outputs.profiles.sections import section_records
+from mdchunk.outputs.profiles.semantic import (
     ChunkMetrics,
     FeedbackMetrics,
     SemanticChunk,
     semantic_chunks,
     semantic_records,
 )
-from mdchunk.profiles.validation import ChunkValidationError
+from mdchunk.outputs.profiles.validation import ChunkValidationError
 
 __all__ = [
     "PROFILES",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mdchunk.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
 
 
 def native_records(page: ChunksLike) -> list[Record]:

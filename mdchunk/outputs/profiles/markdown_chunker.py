@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from mdchunk.chunk import Chunk
-from mdchunk.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.chunking.chunk import Chunk
+from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
 
 ContentType = Literal["text", "code", "table", "mixed", "preamble", "section"]
 

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from mdchunk.chunk import Chunk, PageChunks
+from mdchunk.chunking.chunk import Chunk, PageChunks
 
 ChunksLike = PageChunks | Sequence[Chunk]
 """The chunks of one page: a `PageChunks`, or its chunks in order."""
