@@ -120,7 +120,8 @@ def chunking_throughput(pages: list[Any], runs: int = 3) -> tuple[float, int, di
     """Median CPU seconds to chunk `pages` into their native records (a new chunker each
     run, so no token count is cached), the chunks, and the seconds per stage of that run."""
     from mdchunk import Chunker, ChunkOptions, PageInput
-    from mdchunk.outputs.pages import OutputSettings, page_output
+    from mdchunk.outputs.pages import page_output
+    from mdchunk.settings import OutputSettings
     from mdchunk.tokens import load_encoding
 
     load_encoding("cl100k_base")  # loading the encoding is not chunking

@@ -221,7 +221,8 @@ def mdchunk(max_tokens: int, *, counter: str = "auto") -> Callable[[Sequence[Sou
 
     def prepare(sources: Sequence[Source]) -> Job:
         from mdchunk import Chunker, ChunkOptions
-        from mdchunk.outputs.pages import OutputSettings, page_output
+        from mdchunk.outputs.pages import page_output
+        from mdchunk.settings import OutputSettings
         from mdchunk.tokens import token_counter
 
         # A new Chunker per run: its token counts are memoized per chunker.

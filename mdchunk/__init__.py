@@ -18,7 +18,8 @@ from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
 from mdchunk.outputs.formats import write_profiles
 from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
 from mdchunk.profiles import PROFILES
-from mdchunk.session import BuildSettings, BuildSummary, IndexBuilder
+from mdchunk.session import BuildSummary, IndexBuilder
+from mdchunk.settings import BuildSettings
 from mdchunk.tokens import TokenCounter, load_encoding, tiktoken_counter, token_counter
 
 if TYPE_CHECKING:

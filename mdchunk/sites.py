@@ -24,16 +24,13 @@ from lxml.cssselect import CSSSelector
 
 from mdchunk.chunking import PageInput
 from mdchunk.chunking.html.text import title_text
-from mdchunk.duplicates import DuplicateMode
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
-from mdchunk.options import ChunkOptions
-from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.outline import SiteOutline, folder_outline
-from mdchunk.outputs.pagefind import PagefindSettings
-from mdchunk.outputs.pages import OutputSettings, PageOutput
+from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.twins import markdown_beside
-from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.settings import BuildSettings
 from mdchunk.site_nav import PageNav, SiteNav, page_nav
 from mdchunk.sources import split_front_matter
 
@@ -76,71 +73,41 @@ class SiteSummary:
     """The search page over the Pagefind bundle, when it was asked for."""
 
 
-def chunk_site(
-    site_dir: Path,
-    *,
-    options: ChunkOptions | None = None,
-    formats: Sequence[str] = ("native",),
-    docs_dir: Path | None = None,
-    content_selector: str | None = None,
-    site_url: str | None = None,
-    exclude: Sequence[str] = (),
-    write_markdown: bool = True,
-    output: str = "chunks.jsonl",
-    tokenizer: str | None = None,
-    jobs: int = 1,
-    pagefind: PagefindSettings | None = None,
-    pagefind_filters: Sequence[str] = (),
-    llms: LlmsOptions | None = None,
-    duplicates: DuplicateMode = "mark",
-) -> SiteSummary:
+def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None = None,
+               content_selector: str | None = None) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
     Arguments:
         site_dir: The built site.
-        options: Chunking options (the defaults when None).
-        formats: Output formats (see `mdchunk.profiles`).
+        settings: The build's settings (`mdchunk.session.config.build_settings`); their
+            `exclude` patterns match page paths relative to `site_dir`, their `site_url`, when
+            "", is read from each page's canonical link, and their `workers` chunk pages beside
+            this process (0: in it; the output is the same for every number). The site's
+            language, when they name none, is its home page's. `llms.txt` follows the
+            navigation the site's pages show (its folders, for a theme whose navigation
+            mdchunk cannot read).
         docs_dir: The sources: pages then get their source path and front matter.
         content_selector: CSS selector of the page content, for themes mdchunk does not know.
-        site_url: The site's public url; by default read from each page's canonical link.
-        exclude: Glob patterns of page paths (relative to `site_dir`) to leave out.
-        write_markdown: Write each page's Markdown beside its HTML.
-        output: File name of the native index.
-        tokenizer: The token counter to count with (`mdchunk.tokens.token_counter`).
-        jobs: Processes that chunk pages: 1 chunks in this one, more start worker processes;
-            the output is the same for every number.
-        pagefind: Where the Pagefind bundle goes (format `pagefind`), and whether a search
-            page does.
-        pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
-        llms: The agent outputs to write (None: none); `llms.txt` follows the navigation the
-            site's pages show (its folders, for a theme whose navigation mdchunk cannot read).
-        duplicates: Duplicate chunks: `mark`ed in the native index, also left out of the
-            embedding formats (`drop`), or not looked for (`off`).
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
     """
     if not site_dir.is_dir():
         raise MdChunkError(f"{site_dir}: not a folder (build the site first)")
-    options = options or ChunkOptions()
     selectors = _selectors(content_selector)
     html_files = sorted(site_dir.rglob("*.html"))
     sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
     warnings: list[str] = []
-    settings = BuildSettings(
-        options=options, output=OutputSettings(formats=tuple(formats),
-                                               language=site_language(site_dir),
-                                               pagefind_filters=tuple(pagefind_filters)),
-        index=output, site_url=site_url or "", write_markdown=write_markdown,
-        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer,
-        pagefind=pagefind or PagefindSettings(), llms=llms, duplicates=duplicates)
+    if settings.output.language is None:
+        settings = dataclasses.replace(settings, output=dataclasses.replace(
+            settings.output, language=site_language(site_dir)))
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
     nav = SiteNav()
     try:
         skipped = _add_pages(builder, site_dir, html_files, sources, warnings, nav=nav,
-                             selectors=selectors, docs_dir=docs_dir, site_url=site_url,
-                             exclude=exclude)
+                             selectors=selectors, docs_dir=docs_dir,
+                             site_url=settings.site_url or None, exclude=settings.exclude)
         if not sources and all(reason.endswith(_NOT_PAGES) for reason in skipped):
             raise MdChunkError(_no_pages_message(site_dir, html_files, skipped))
         summary = builder.finish(list(sources), _outline(site_dir, sources, nav))

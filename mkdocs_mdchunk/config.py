@@ -9,8 +9,8 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from mdchunk.errors import OptionError
-from mdchunk.session.builder import BuildSettings
 from mdchunk.session.config import MKDOCS, SiteFacts, build_settings, options_of, suggestion
+from mdchunk.settings import BuildSettings
 
 
 class _Value(c.BaseConfigOption[Any]):

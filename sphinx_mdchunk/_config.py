@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from sphinx.errors import ExtensionError
 
 from mdchunk.errors import OptionError
-from mdchunk.session.builder import BuildSettings
 from mdchunk.session.config import (
+    MKDOCS,
     SiteFacts,
     SiteOption,
     build_settings,
@@ -20,6 +20,7 @@ from mdchunk.session.config import (
     options_of,
     suggestion,
 )
+from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -82,8 +83,9 @@ def _bound_names(node: ast.AST) -> Iterator[str]:
 def _unknown(option: str) -> str:
     elsewhere = option_elsewhere(option, ENGINE)
     if elsewhere is not None:
-        return (f"{_PREFIX}{option} is an option of the MkDocs plugin only and is ignored "
-                f"here: {elsewhere.why_not}")
+        owner = "the MkDocs plugin" if MKDOCS in elsewhere.engines else "the mdchunk command"
+        return (f"{_PREFIX}{option} is an option of {owner} only and is ignored here: "
+                f"{elsewhere.why_not}")
     return (f"{_PREFIX}{option} is not an mdchunk option and is ignored; "
             f"{suggestion(option, ENGINE, _PREFIX)}")
 

@@ -12,10 +12,10 @@ import pytest
 
 from mdchunk.chunking import PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import OutputSettings
 from mdchunk.session import builder as session
-from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.workers import WorkerPool, WorkerSettings
+from mdchunk.settings import BuildSettings, OutputSettings
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
 

@@ -16,8 +16,9 @@ import yaml
 
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
+from mdchunk.outputs.pages import PageOutput, page_output
 from mdchunk.session.store import Listed, PageStore
+from mdchunk.settings import OutputSettings
 from tests.conftest import SiteBuilder
 from tests.invariants import Index
 

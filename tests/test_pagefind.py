@@ -28,15 +28,13 @@ from mdchunk import OptionError
 from mdchunk.outputs import pagefind as pagefind_output
 from mdchunk.outputs.pagefind import (
     BUNDLE_ENTRY,
-    SEARCH_PAGE,
     PagefindError,
-    PagefindSettings,
-    check_bundle_folder,
     write_bundle,
 )
 from mdchunk.outputs.sqlite import search
 from mdchunk.profiles import ProfileSettings, pagefind_records, plain_text
 from mdchunk.profiles.pagefind import sections
+from mdchunk.settings import SEARCH_PAGE, PagefindSettings, check_bundle_folder
 from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
 from tests.test_cli import run
 from tests.test_profiles import chunk_page

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mdchunk.chunk import PageChunks
-from mdchunk.outputs.pagefind import DEFAULT_FOLDER, write_bundle
+from mdchunk.outputs.pagefind import write_bundle
 from mdchunk.outputs.sqlite import write_sqlite
 from mdchunk.outputs.writers import atomic_write, dumps, replace_folder, write_jsonl
 from mdchunk.profiles import (
@@ -23,6 +23,7 @@ from mdchunk.profiles import (
     file_record,
     files_by_name,
 )
+from mdchunk.settings import DEFAULT_FOLDER
 
 
 def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None,

@@ -17,28 +17,9 @@ from mdchunk.duplicates import chunk_print
 from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
 from mdchunk.outputs.llms import page_facts
+from mdchunk.settings import OutputSettings
 from mdchunk.timing import StageTimer
 from mdchunk.tokens import TokenCounter
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class OutputSettings:
-    """What to make of each chunked page besides its chunks."""
-
-    formats: tuple[str, ...] = ("native",)
-    """The output formats (names from `mdchunk.profiles.PROFILES`)."""
-    language: str | None = None
-    """The site's natural language (see `ProfileSettings`)."""
-    inspector: bool = False
-    """Whether to keep the chunk inspector's data of the page."""
-    pagefind_filters: tuple[str, ...] = ()
-    """Front matter keys that become Pagefind filters, besides `tags` (see `ProfileSettings`)."""
-    agents: bool = False
-    """Whether to keep what `llms.txt` needs of the page (`mdchunk.outputs.llms.page_facts`)."""
-    directive: bool = False
-    """Whether the page's Markdown twin opens with the note that points to `llms.txt`."""
-    duplicates: bool = False
-    """Whether to keep each chunk's print, for the duplicate marks (`mdchunk.duplicates`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

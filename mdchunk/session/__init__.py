@@ -2,6 +2,6 @@
 keep an unchanged one, finish), the page store every chunked page goes through, and the worker
 processes that chunk pages beside the engine."""
 
-from mdchunk.session.builder import BuildSettings, BuildSummary, IndexBuilder
+from mdchunk.session.builder import BuildSummary, IndexBuilder
 
-__all__ = ["BuildSettings", "BuildSummary", "IndexBuilder"]
+__all__ = ["BuildSummary", "IndexBuilder"]

@@ -18,7 +18,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -26,23 +25,22 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from mdchunk._version import code_identity
 from mdchunk.chunking import Chunker, PageInput, build_time
-from mdchunk.duplicates import ChunkPrint, Duplicate, DuplicateMode, find_duplicates
+from mdchunk.duplicates import ChunkPrint, Duplicate, find_duplicates
 from mdchunk.errors import MdChunkError
-from mdchunk.options import ChunkOptions
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
-from mdchunk.outputs.llms import ListedPage, LlmsOptions, write_agent_outputs
+from mdchunk.outputs.llms import ListedPage, write_agent_outputs
 from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
-from mdchunk.outputs.pagefind import PagefindSettings, pagefind_needed, write_search_page
-from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
+from mdchunk.outputs.pagefind import pagefind_needed, write_search_page
+from mdchunk.outputs.pages import PageOutput, index_summary, page_output
 from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import Record, check_formats
 from mdchunk.profiles.pagefind import record_language
 from mdchunk.session.store import Listed, PageStore
 from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
+from mdchunk.settings import BuildSettings
 from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import counter_name, token_counter
 
@@ -60,49 +58,6 @@ WORKER_FOR_BYTES = 256 * 1024
 engine said how much it will render (`IndexBuilder.expect`): the worker loads while the engine
 renders, and no page is chunked in the engine's process. Below that, chunking every page in the
 engine's process costs less than waiting, at the end, for a worker still loading."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class BuildSettings:
-    """What a build asks of mdchunk: the chunking options and what to write."""
-
-    options: ChunkOptions = dataclasses.field(default_factory=ChunkOptions)
-    output: OutputSettings = dataclasses.field(default_factory=OutputSettings)
-    """The formats, the site's language and whether to keep the inspector's data."""
-    index: str = "chunks.jsonl"
-    """Where the native index is written, relative to the site folder."""
-    site_url: str = ""
-    """The site's public url ("" when it has none)."""
-    write_markdown: bool = True
-    """Write each page's Markdown beside its HTML."""
-    workers: int | None = None
-    """Worker processes that chunk pages; 0 chunks in the build's own process; None lets mdchunk
-    start one where a second core is free and the site proves large enough to repay it."""
-    tokenizer: str | None = None
-    """The token counter a user named (else `MDCHUNK_TOKENIZER`, else the default)."""
-    pagefind: PagefindSettings = dataclasses.field(default_factory=PagefindSettings)
-    """Where the Pagefind bundle goes (format `pagefind`), and whether a search page does."""
-    llms: LlmsOptions | None = None
-    """The agent outputs to write (`llms.txt`, `llms-full`, Markdown twins); None: none."""
-    duplicates: DuplicateMode = "mark"
-    """Duplicate chunks: marked in the native index (`mark`), also left out of the embedding
-    formats (`drop`), or not looked for (`off`)."""
-
-    def page_settings(self) -> OutputSettings:
-        """What to make of each page: `output`, and what the agent outputs and the duplicate
-        marks need of it."""
-        return dataclasses.replace(self.output, agents=self.llms is not None,
-                                   directive=self.llms is not None and self.llms.directive,
-                                   duplicates=self.duplicates != "off")
-
-    def fingerprint(self) -> str:
-        """Everything besides the page that its records depend on (the code that makes them
-        included): two builds with the same fingerprint give the same records for the same
-        page."""
-        return json.dumps(
-            [code_identity(), self.options.as_dict(), self.site_url,
-             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.page_settings())],
-            sort_keys=True)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

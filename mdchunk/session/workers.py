@@ -29,8 +29,9 @@ from pathlib import Path
 
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
+from mdchunk.outputs.pages import PageOutput, page_output
 from mdchunk.session.store import PageStore
+from mdchunk.settings import OutputSettings
 from mdchunk.tokens import counter_name, token_counter
 
 
