@@ -68,13 +68,13 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             site_url=config.site_url or "", site_name=config.site_name or "",
             language=_site_language(config), serving=self.serving))
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
-        store = base.absolute() / self.config.cache_dir if self.config.cache else None
+        cache = base.absolute() / self.config.cache_dir if self.config.cache else None
         site = Path(config.site_dir)
         current = self.builder
-        if current is None or (current.settings, current.site_dir, current.kept_store) != (
-                settings, site, store):
+        if current is None or (current.settings, current.site_dir, current.kept_cache) != (
+                settings, site, cache):
             self._close()
-            self.builder = IndexBuilder(settings, site_dir=site, store=store, log=log)
+            self.builder = IndexBuilder(settings, site_dir=site, cache=cache, log=log)
         return config
 
     @event_priority(-100)
@@ -142,14 +142,14 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             builder.stop_workers()
 
     def _warn_lacking(self, lacking: list[str]) -> None:
-        count, store = len(lacking), self.builder.kept_store if self.builder else None
+        count, cache = len(lacking), self.builder.kept_cache if self.builder else None
         names = ", ".join(lacking[:3]) + (f" and {count - 3} more" if count > 3 else "")
         log.warning(
             "the chunk index of this --dirty build lacks %d page%s that MkDocs did not render: "
             "%s (%s); a full build puts %s back%s", count, "" if count == 1 else "s", names,
-            "the page cache is off" if store is None else f"not found in the page cache {store}",
+            "the page cache is off" if cache is None else f"not found in the page cache {cache}",
             "it" if count == 1 else "them",
-            ", and with `cache: true` later --dirty builds keep every page" if store is None
+            ", and with `cache: true` later --dirty builds keep every page" if cache is None
             else "")
 
     def on_build_error(self, *, error: Exception) -> None:

@@ -1,7 +1,7 @@
 """Sphinx events handed to mdchunk's build session (`IndexBuilder`).
 
 `html-page-context` runs in worker processes under `sphinx-build -j N`: each page is chunked
-there and kept in the page store (in the doctree folder, which persists across incremental
+there and kept in the page cache (in the doctree folder, which persists across incremental
 builds). `build-finished` runs in the main process: it keeps every current document from the
 store (those Sphinx did not rewrite, and those its workers wrote) and writes the index.
 """
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _BUILDERS = ("html", "dirhtml")
-_STORE_FOLDER = "mdchunk-store"
+_CACHE_FOLDER = "mdchunk-store"
 
 
 class MdChunkBuild:
@@ -77,7 +77,7 @@ class MdChunkBuild:
                                            site_name=str(config.project or ""),
                                            language=config.language))
         self.builder = IndexBuilder(build, site_dir=Path(app.outdir),
-                                    store=Path(app.doctreedir) / _STORE_FOLDER,
+                                    cache=Path(app.doctreedir) / _CACHE_FOLDER,
                                     report=self._report, log=_Prefixed(logger))
 
     def html_page_context(self, app: Sphinx, pagename: str, templatename: str,
@@ -105,7 +105,7 @@ class MdChunkBuild:
             raise ExtensionError(f"mdchunk_encoding: {error}") from error
 
     def build_finished(self, app: Sphinx, exception: Exception | None) -> None:
-        """Keep every current document from the store and write the index (main process)."""
+        """Keep every current document from the cache and write the index (main process)."""
         builder = self.builder
         if builder is None or exception is not None:
             return
@@ -124,7 +124,7 @@ class MdChunkBuild:
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk: {error}") from error
         for source in summary.lacking:
-            logger.warning("mdchunk: not found in the page store; rebuild with -E",
+            logger.warning("mdchunk: not found in the page cache; rebuild with -E",
                            location=self.documents[source], type="mdchunk", subtype="store")
         logger.info("mdchunk: %s", summary.describe())
         if summary.inspector is not None:

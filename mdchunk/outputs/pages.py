@@ -45,7 +45,7 @@ class PageOutput:
     """Seconds per stage spent on the page (see `mdchunk.timing`)."""
     stored: bool = False
     """True when `markdown`, `records` and `inspector` are not held here (left empty) but in the
-    page's entry of the page store (`mdchunk.session.store`), read back when the index is
+    page's entry of the page cache (`mdchunk.session.cache`), read back when the index is
     written."""
     agent: Mapping[str, Any] | None = None
     """What `llms.txt` needs of the page, when asked for and the page has text (see

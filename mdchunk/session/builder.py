@@ -1,13 +1,13 @@
 """One build: the object an engine talks to while a site builds.
 
 `IndexBuilder` has three verbs: `add_page` (a page the engine rendered), `keep_page` (a page the
-engine did not render again, taken from the page store), and `finish` (write every requested
+engine did not render again, taken from the page cache), and `finish` (write every requested
 output, atomically, and say what was written). It owns everything a build needs beyond chunking
-one page: page keys, the page store, the worker processes and the warnings. The MkDocs plugin,
+one page: page keys, the page cache, the worker processes and the warnings. The MkDocs plugin,
 the Sphinx extension, `mdchunk site` and `mdchunk chunk` all drive it the same way, so they
 write the same files.
 
-A page goes through the store whatever the engine: chunked here or in a worker, its records are
+A page goes through the cache whatever the engine: chunked here or in a worker, its records are
 encoded once and kept in its entry, and `finish` reads them back one page at a time. Under
 `mkdocs serve` one builder lives across rebuilds; `finish` leaves it ready for the next build.
 """
@@ -38,7 +38,7 @@ from mdchunk.outputs.pages import PageOutput, index_summary, page_output
 from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import Record, check_formats
 from mdchunk.profiles.pagefind import record_language
-from mdchunk.session.store import Listed, PageStore
+from mdchunk.session.cache import PageCache, PagePointer
 from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
 from mdchunk.settings import BuildSettings
 from mdchunk.timing import StageTimer, add_timings, describe_timings
@@ -73,7 +73,7 @@ class BuildSummary:
     search_page: Path | None
     """The search page over the Pagefind bundle, when it was asked for."""
     lacking: tuple[str, ...]
-    """Pages of the site that are neither rendered nor found in the store."""
+    """Pages of the site that are neither rendered nor found in the cache."""
     duplicates: Mapping[str, Duplicate] = dataclasses.field(default_factory=dict)
     """The duplicate chunks of the index, by id (see `mdchunk.duplicates`)."""
 
@@ -91,7 +91,7 @@ class _Page:
     markdown_path: str
     fingerprint: str | None
     kept: bool = False
-    """Taken from the store without being rendered in this build (`keep_page`)."""
+    """Taken from the cache without being rendered in this build (`keep_page`)."""
 
 
 @dataclasses.dataclass
@@ -110,7 +110,7 @@ class _ThisBuild:
     added: dict[str, str] = dataclasses.field(default_factory=dict)
     """The urls of the pages added (rendered) in this build, by source path, in their order."""
     fresh: list[str] = dataclasses.field(default_factory=list)
-    from_store: int = 0
+    from_cache: int = 0
     written: int = 0
     lacking: list[str] = dataclasses.field(default_factory=list)
     pending: dict[str, _Pending] = dataclasses.field(default_factory=dict)
@@ -124,13 +124,13 @@ class IndexBuilder:
     Arguments:
         settings: The options and outputs of the build.
         site_dir: The built site's folder, where the outputs are written.
-        store: The page store's folder (kept across builds); None for a store of this object's
+        cache: The page cache's folder (kept across builds); None for a cache of this object's
             own that is removed by `close`.
         report: Receives each warning about a page (default: this module's logger).
         log: Where the builder's own messages go (the engine's logger).
     """
 
-    def __init__(self, settings: BuildSettings, *, site_dir: Path, store: Path | None = None,
+    def __init__(self, settings: BuildSettings, *, site_dir: Path, cache: Path | None = None,
                  report: Report | None = None, log: logging.Logger | logging.LoggerAdapter[Any]
                  | None = None) -> None:
         self.settings = settings
@@ -140,19 +140,19 @@ class IndexBuilder:
                                                                           message))
         check_formats(settings.output.formats)
         pagefind_needed(settings.output.formats)  # at startup, not after every page
-        self._temporary = None if store is not None else tempfile.TemporaryDirectory(
-            prefix="mdchunk-store-")
-        self.kept_store = store
-        """The store's folder when it is kept across builds (None: this object's own)."""
-        folder = store if store is not None else Path(self._temporary.name)  # type: ignore[union-attr]
-        self.store = PageStore(folder, settings.fingerprint(), log=self.log)
+        self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
+            prefix="mdchunk-cache-")
+        self.kept_cache = cache
+        """The cache's folder when it is kept across builds (None: this object's own)."""
+        folder = cache if cache is not None else Path(self._temporary.name)  # type: ignore[union-attr]
+        self.cache = PageCache(folder, settings.fingerprint(), log=self.log)
         self.processed_at = build_time()
         self.pages: dict[str, _Page] = {}
         self.excluded: set[str] = set()
         self.build = _ThisBuild()
         self._chunker: Chunker | None = None
         self._pool: WorkerPool | None = None
-        self._pointers: dict[str, Listed] | None = None
+        self._pointers: dict[str, PagePointer] | None = None
         self._inline_seconds = 0.0  # spent chunking in this process (see WORKER_AFTER_SECONDS)
         self._expected_bytes: int | None = None  # of page sources (see `expect`)
 
@@ -160,7 +160,7 @@ class IndexBuilder:
 
     def add_page(self, page: PageInput, *, markdown_path: str, fingerprint: str | None = None,
                  site_url: str | None = None) -> None:
-        """Take a page the engine rendered: chunk it (here or in a worker) unless the store holds
+        """Take a page the engine rendered: chunk it (here or in a worker) unless the cache holds
         it already.
 
         Arguments:
@@ -177,9 +177,9 @@ class IndexBuilder:
         self.excluded.discard(source)
         url = self.settings.site_url if site_url is None else site_url
         key = _page_key(page, url)
-        found = self.store.summary(key)
+        found = self.cache.summary(key)
         if found is not None:
-            self.build.from_store += 1
+            self.build.from_cache += 1
             self._keep(source, _Page(found, key, markdown_path, fingerprint))
         elif self._in_workers(page):
             assert self._pool is not None
@@ -191,7 +191,7 @@ class IndexBuilder:
     def expect(self, source_bytes: int) -> None:
         """Say, before the first page, how many bytes of page sources the engine will render.
         Where that repays a worker (`WORKER_FOR_BYTES`) and mdchunk chooses the workers, the
-        first page the store does not hold starts one, and every page to chunk goes to it
+        first page the cache does not hold starts one, and every page to chunk goes to it
         while it loads: none is chunked in the engine's process."""
         self._expected_bytes = source_bytes
 
@@ -207,11 +207,11 @@ class IndexBuilder:
         self.build.pending.pop(source, None)
         if by_metadata:
             self.excluded.add(source)
-            self._point(source, Listed(fingerprint, None))
+            self._point(source, PagePointer(fingerprint, None))
 
     def keep_page(self, source: str, *, fingerprint: str | None = None,
                   markdown_path: str | None = None, report: bool = True) -> bool:
-        """Keep a page the engine did not render in this build, from the store: the one a
+        """Keep a page the engine did not render in this build, from the cache: the one a
         pointer names for it, unless `fingerprint` (its source's) or `markdown_path` differ
         from the pointer's. Returns whether the page is accounted for (kept, or left out by its
         metadata); a page that is not is named among `BuildSummary.lacking`.
@@ -220,19 +220,19 @@ class IndexBuilder:
         it rendered the page in another process: Sphinx's parallel writers)."""
         self.build.seen.add(source)
         held = self.pages.get(source)
-        if held is not None and self.store.holds(held.key):
+        if held is not None and self.cache.holds(held.key):
             return True  # kept from the last build of this object (`mkdocs serve`)
         if source in self.excluded:
             return True
-        listed = self.store.pointer(self.site_dir, source)  # (a parallel writer's, maybe)
+        listed = self.cache.pointer(self.site_dir, source)  # (a parallel writer's, maybe)
         if listed is not None and listed.source == fingerprint:
             if listed.key is None:
                 self.excluded.add(source)
                 return True
-            found = self.store.summary(listed.key)
+            found = self.cache.summary(listed.key)
             if found is not None and listed.markdown is not None and (
                     markdown_path in (None, listed.markdown)):
-                self.build.from_store += 1
+                self.build.from_cache += 1
                 self._keep(source, _Page(found, listed.key, listed.markdown, fingerprint,
                                          kept=True), report=report)
                 return True
@@ -248,7 +248,7 @@ class IndexBuilder:
         does not name it, after the pages it names: a page the engine rendered is never
         dropped for want of a listing.
 
-        When every page of `order` is accounted for, the store forgets the pages and entries no
+        When every page of `order` is accounted for, the cache forgets the pages and entries no
         longer in the site. The builder is then ready for another build of the same site.
 
         Raises:
@@ -279,7 +279,7 @@ class IndexBuilder:
         began = time.perf_counter()
         removed = 0 if build.lacking else self._forget_the_rest(order)
         self.log.debug("page cache %s: %d pages read; %d written, %d unused removed%s in %.3f s",
-                       self.store.folder, build.from_store, build.written, removed,
+                       self.cache.folder, build.from_cache, build.written, removed,
                        " (pages missing: none pruned)" if build.lacking else "",
                        time.perf_counter() - began)
         summary = BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
@@ -298,7 +298,7 @@ class IndexBuilder:
             self._pool = None
 
     def close(self) -> None:
-        """Stop the workers and remove a store of this object's own."""
+        """Stop the workers and remove a cache of this object's own."""
         self.stop_workers()
         if self._temporary is not None:
             self._temporary.cleanup()
@@ -347,7 +347,7 @@ class IndexBuilder:
     def _start_workers(self, workers: int) -> WorkerPool:
         self._pool = WorkerPool(WorkerSettings(
             self.settings.options, self.processed_at, self.settings.page_settings(),
-            self.store.folder, self.store.settings, self.settings.tokenizer), workers=workers)
+            self.cache.folder, self.cache.settings, self.settings.tokenizer), workers=workers)
         return self._pool
 
     def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
@@ -374,11 +374,11 @@ class IndexBuilder:
         return self._chunker
 
     def _stored(self, key: str, output: PageOutput) -> PageOutput:
-        """`output` as this process holds it: its counts once the store keeps the rest."""
-        if not output.stored and not self.store.known(key):
-            self.store.put(key, output)
-            self.build.written += self.store.known(key)
-        return output.without_content() if self.store.known(key) else output
+        """`output` as this process holds it: its counts once the cache keeps the rest."""
+        if not output.stored and not self.cache.known(key):
+            self.cache.put(key, output)
+            self.build.written += self.cache.known(key)
+        return output.without_content() if self.cache.known(key) else output
 
     def _collect(self) -> None:
         """Wait for the pages chunked in the workers (in the order they were added)."""
@@ -392,7 +392,7 @@ class IndexBuilder:
                 self._cannot_chunk(source, error)
                 continue
             if output.stored:
-                self.store.adopt(waiting.key)
+                self.cache.adopt(waiting.key)
                 self.build.written += 1
             self.build.fresh.append(source)
             self._keep(source, _Page(self._stored(waiting.key, output), waiting.key,
@@ -413,7 +413,7 @@ class IndexBuilder:
         self.pages.pop(source, None)
 
     def _keep(self, source: str, page: _Page, *, report: bool = True) -> None:
-        """Keep `page` in the index, write its Markdown and point the store at it; report its
+        """Keep `page` in the index, write its Markdown and point the cache at it; report its
         warnings (every build, so that a strict build sees them every time)."""
         if report:
             for warning in page.output.warnings:
@@ -423,18 +423,18 @@ class IndexBuilder:
         self.pages[source] = page
         if self.settings.write_markdown:
             self._write_markdown(source)
-        self._point(source, Listed(page.fingerprint, page.key, page.markdown_path))
+        self._point(source, PagePointer(page.fingerprint, page.key, page.markdown_path))
 
-    def _point(self, source: str, listed: Listed) -> None:
+    def _point(self, source: str, listed: PagePointer) -> None:
         pointers = self._pointed()
         if pointers.get(source) != listed:
-            self.store.point(self.site_dir, source, listed)
+            self.cache.point(self.site_dir, source, listed)
             pointers[source] = listed
 
-    def _pointed(self) -> dict[str, Listed]:
-        """The store's pointers for this site (read once, then kept up to date here)."""
+    def _pointed(self) -> dict[str, PagePointer]:
+        """The cache's pointers for this site (read once, then kept up to date here)."""
         if self._pointers is None:
-            self._pointers = self.store.manifest(self.site_dir)
+            self._pointers = self.cache.manifest(self.site_dir)
         return self._pointers
 
     # -- writing -------------------------------------------------------------------------------
@@ -513,13 +513,13 @@ class IndexBuilder:
         page = self.pages[source]
         if not page.output.stored:
             return page.output
-        return self._read(source, self.store.read)
+        return self._read(source, self.cache.read)
 
     def _markdown(self, source: str) -> str:
         page = self.pages[source]
         if not page.output.stored:
             return page.output.markdown
-        return self._read(source, self.store.markdown)
+        return self._read(source, self.cache.markdown)
 
     def _read(self, source: str, read: Callable[[str], Any]) -> Any:
         key = self.pages[source].key
@@ -528,18 +528,19 @@ class IndexBuilder:
         except (OSError, ValueError) as error:
             raise MdChunkError(
                 f"cannot write the chunk index: the page cache entry of {source} "
-                f"({self.store.path(key)}) cannot be read: {error}; build again") from error
+                f"({self.cache.path(key)}) cannot be read: {error}; build again") from error
 
     def _forget_the_rest(self, order: Sequence[str]) -> int:
-        """With every page of the site accounted for: point the store at exactly these pages
+        """With every page of the site accounted for: point the cache at exactly these pages
         and remove the entries no page uses; return how many were removed."""
-        listed = {source: Listed(page.fingerprint, page.key, page.markdown_path)
+        listed = {source: PagePointer(page.fingerprint, page.key, page.markdown_path)
                   for source, page in self.pages.items()}
-        listed.update({source: Listed(self._pointed().get(source, Listed(None, None)).source,
-                                      None) for source in self.excluded if source in order})
-        self.store.write_manifest(self.site_dir, listed)
+        listed.update({source: PagePointer(self._pointed().get(
+            source, PagePointer(None, None)).source, None)
+            for source in self.excluded if source in order})
+        self.cache.write_manifest(self.site_dir, listed)
         self._pointers = dict(listed)
-        return self.store.prune({page.key for page in self.pages.values()})
+        return self.cache.prune({page.key for page in self.pages.values()})
 
     def _log_timings(self, waited: float, writing: Mapping[str, float]) -> None:
         """At debug level: the time per stage of the pages chunked in this build, the slowest

@@ -3,7 +3,7 @@
 MkDocs renders pages one after the other on one core; `mdchunk site` and `mdchunk chunk` read
 pages faster than one core chunks them. Handing each page to a worker process puts the chunking
 (HTML walk, packing, token counts, records in every format, and loading the tokenizer) on
-another core. A worker keeps each page it chunked in the build's page store and returns only its
+another core. A worker keeps each page it chunked in the build's page cache and returns only its
 counts: the build's own process reads the records back while it writes the index.
 
 The workers are started with `spawn` (no fork of a process that may run threads, such as `mkdocs
@@ -30,7 +30,7 @@ from pathlib import Path
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import PageOutput, page_output
-from mdchunk.session.store import PageStore
+from mdchunk.session.cache import PageCache
 from mdchunk.settings import OutputSettings
 from mdchunk.tokens import counter_name, token_counter
 
@@ -43,9 +43,9 @@ class WorkerSettings:
     processed_at: str
     output: OutputSettings
     store: Path
-    """The page store's folder."""
-    store_settings: str
-    """The settings the store's entries are named with."""
+    """The page cache's folder."""
+    cache_fingerprint: str
+    """The settings the cache's entries are named with."""
     tokenizer: str | None = None
 
 
@@ -94,8 +94,8 @@ class WorkerPool:
         return ready.result()
 
     def submit(self, page: PageInput, key: str, site_url: str) -> Future[PageOutput]:
-        """Chunk `page` in a worker, which keeps it in the store under `key`; the result holds
-        its counts (`PageOutput.without_content`), or the whole page where the store could not
+        """Chunk `page` in a worker, which keeps it in the cache under `key`; the result holds
+        its counts (`PageOutput.without_content`), or the whole page where the cache could not
         keep it."""
         self.ready  # noqa: B018 - asking for it starts the workers
         self._wait_for_room()
@@ -151,7 +151,7 @@ class _Worker:
 
     settings: WorkerSettings
     chunker: Chunker | None = None
-    store: PageStore | None = None
+    store: PageCache | None = None
 
     def loaded(self) -> Chunker:
         if self.chunker is None:
@@ -198,7 +198,7 @@ def _chunk(page: PageInput, html: bytes, key: str, site_url: str) -> PageOutput:
     if _worker.store is None:
         settings = _worker.settings
         # Quiet: a folder that cannot be written is reported once, by the build's process.
-        _worker.store = PageStore(settings.store, settings.store_settings, log=_quiet_log())
+        _worker.store = PageCache(settings.store, settings.cache_fingerprint, log=_quiet_log())
     _worker.store.put(key, output)
     if _worker.store.known(key):
         output = output.without_content()
