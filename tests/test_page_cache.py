@@ -101,12 +101,12 @@ def test_a_second_build_chunks_nothing_and_writes_the_same_index(tmp_path: Path)
 
 @pytest.mark.parametrize("workers", [0, 1])
 def test_the_worker_writes_the_entries_it_chunked(tmp_path: Path, workers: int) -> None:
-    """With a worker, the page's entry is written there (its time is the page's `write`
-    stage); inline, the build's process writes them at the end. Same entries either way."""
+    """Chunked in a worker or inline, each page's entry is written as it is chunked: the same
+    entries either way, and the debug log says where the pages were chunked."""
     config = _project(tmp_path, workers=workers)
     _, output = _build(config)
     [chunked] = [line for line in output.splitlines() if " pages chunked " in line]
-    assert (" write " in chunked) == bool(workers), chunked
+    assert ("in the worker process" in chunked) == bool(workers), chunked
     assert "3 written" in output
     assert sorted(_entries(tmp_path)) == ["faq.md", "guide.md", "index.md"]
     assert _build(config)[0] == 0

@@ -14,7 +14,8 @@ from mdchunk.chunking import PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.session import builder as session
 from mdchunk.session.builder import IndexBuilder
-from mdchunk.session.workers import WorkerPool, WorkerSettings
+from mdchunk.session.page_job import JobSettings
+from mdchunk.session.workers import WorkerPool
 from mdchunk.settings import BuildSettings, OutputSettings
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
@@ -115,8 +116,8 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
 def test_pages_wait_for_room_in_the_queue(tmp_path: Path) -> None:
     """Submitting a page first waits for all but the last `max_in_flight` pages sent: a worker
     slower than the engine never leaves every page's HTML queued in the build's process."""
-    pool = WorkerPool(WorkerSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
-                                     tmp_path / "cache", "settings"))
+    pool = WorkerPool(JobSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
+                                  tmp_path / "cache", "settings"))
     pool.max_in_flight = 2
     try:
         futures = []
@@ -148,8 +149,8 @@ def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing(
         tmp_path: Path) -> None:
     from mdchunk.tokens import counter_name
 
-    pool = WorkerPool(WorkerSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
-                                     tmp_path / "cache", "settings"))
+    pool = WorkerPool(JobSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
+                                  tmp_path / "cache", "settings"))
     try:
         assert pool.counter is None
         assert pool._pool is None  # no process started for the question

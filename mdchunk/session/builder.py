@@ -25,7 +25,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from mdchunk.chunking import Chunker, PageInput, build_time
+from mdchunk.chunking import PageInput, build_time
 from mdchunk.duplicates import ChunkPrint, Duplicate, find_duplicates
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.formats import write_records
@@ -34,15 +34,15 @@ from mdchunk.outputs.llms import ListedPage, write_agent_outputs
 from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind import pagefind_needed, write_search_page
-from mdchunk.outputs.pages import PageOutput, index_summary, page_output
+from mdchunk.outputs.pages import PageOutput, index_summary
 from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import Record, check_formats
 from mdchunk.profiles.pagefind import record_language
 from mdchunk.session.cache import PageCache, PagePointer
-from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
+from mdchunk.session.page_job import JobSettings, PageJob
+from mdchunk.session.workers import WorkerPool, available_cores
 from mdchunk.settings import BuildSettings
 from mdchunk.timing import StageTimer, add_timings, describe_timings
-from mdchunk.tokens import counter_name, token_counter
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -150,7 +150,10 @@ class IndexBuilder:
         self.pages: dict[str, _Page] = {}
         self.excluded: set[str] = set()
         self.build = _ThisBuild()
-        self._chunker: Chunker | None = None
+        self._job = PageJob(JobSettings(
+            settings.options, self.processed_at, settings.page_settings(), self.cache.folder,
+            self.cache.settings, settings.tokenizer), self.cache)
+        """Chunks the pages chunked in this process (and says how workers chunk theirs)."""
         self._pool: WorkerPool | None = None
         self._pointers: dict[str, PagePointer] | None = None
         self._inline_seconds = 0.0  # spent chunking in this process (see WORKER_AFTER_SECONDS)
@@ -314,9 +317,7 @@ class IndexBuilder:
         any was)."""
         if self._pool is not None and self._pool.counter is not None:
             return self._pool.counter
-        if self._chunker is None:
-            return None
-        return counter_name(self.settings.options.encoding, tokenizer=self.settings.tokenizer)
+        return self._job.load() if self._job.loaded else None
 
     # -- chunking ------------------------------------------------------------------------------
 
@@ -345,40 +346,22 @@ class IndexBuilder:
         return self._inline_seconds > WORKER_AFTER_SECONDS
 
     def _start_workers(self, workers: int) -> WorkerPool:
-        self._pool = WorkerPool(WorkerSettings(
-            self.settings.options, self.processed_at, self.settings.page_settings(),
-            self.cache.folder, self.cache.settings, self.settings.tokenizer), workers=workers)
+        self._pool = WorkerPool(self._job.settings, workers=workers)
         return self._pool
 
     def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
         began = time.perf_counter()
-        chunker = self._inline_chunker()
-        chunker.site_url = site_url
+        self._job.load()  # a counter that cannot be loaded stops the build, with its fix
         try:
-            output = page_output(chunker.chunk_page(page), self.settings.page_settings(),
-                                 chunker.timer, count=chunker.count, site_url=site_url)
+            output = self._job.run(page, held.key, site_url)
         except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
             self._cannot_chunk(page.source_path, error)
             return
         finally:
             self._inline_seconds += time.perf_counter() - began
+        self.build.written += output.stored
         self.build.fresh.append(page.source_path)
-        self._keep(page.source_path, dataclasses.replace(held, output=self._stored(held.key,
-                                                                                   output)))
-
-    def _inline_chunker(self) -> Chunker:
-        if self._chunker is None:
-            options = self.settings.options
-            self._chunker = Chunker(options, processed_at=self.processed_at, counter=token_counter(
-                options.encoding, tokenizer=self.settings.tokenizer))
-        return self._chunker
-
-    def _stored(self, key: str, output: PageOutput) -> PageOutput:
-        """`output` as this process holds it: its counts once the cache keeps the rest."""
-        if not output.stored and not self.cache.known(key):
-            self.cache.put(key, output)
-            self.build.written += self.cache.known(key)
-        return output.without_content() if self.cache.known(key) else output
+        self._keep(page.source_path, dataclasses.replace(held, output=output))
 
     def _collect(self) -> None:
         """Wait for the pages chunked in the workers (in the order they were added)."""
@@ -393,10 +376,12 @@ class IndexBuilder:
                 continue
             if output.stored:
                 self.cache.adopt(waiting.key)
-                self.build.written += 1
+            else:  # the worker could not keep it: this process tries (and says why it cannot)
+                output = self._job.kept(waiting.key, output)
+            self.build.written += output.stored
             self.build.fresh.append(source)
-            self._keep(source, _Page(self._stored(waiting.key, output), waiting.key,
-                                     waiting.markdown_path, waiting.fingerprint))
+            self._keep(source, _Page(output, waiting.key, waiting.markdown_path,
+                                     waiting.fingerprint))
 
     def _check_unique(self, page: PageInput) -> None:
         """Report a page with the source path of another page of this build: the source path

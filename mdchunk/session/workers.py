@@ -7,8 +7,9 @@ another core. A worker keeps each page it chunked in the build's page cache and 
 counts: the build's own process reads the records back while it writes the index.
 
 The workers are started with `spawn` (no fork of a process that may run threads, such as `mkdocs
-serve`), load the tokenizer themselves, and give the same chunks as `Chunker` inline: the
-options, site url and build time are the caller's.
+serve`), load the tokenizer themselves, and chunk each page as the build's own process does: they
+only call the build's one way of chunking a page (`mdchunk.session.page_job.PageJob.run`) with
+the caller's settings.
 """
 
 from __future__ import annotations
@@ -25,28 +26,11 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from pathlib import Path
 
-from mdchunk.chunking import Chunker, PageInput
-from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import PageOutput, page_output
+from mdchunk.chunking import PageInput
+from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache
-from mdchunk.settings import OutputSettings
-from mdchunk.tokens import counter_name, token_counter
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class WorkerSettings:
-    """Everything a worker needs to chunk pages as the build's own process would."""
-
-    options: ChunkOptions
-    processed_at: str
-    output: OutputSettings
-    store: Path
-    """The page cache's folder."""
-    cache_fingerprint: str
-    """The settings the cache's entries are named with."""
-    tokenizer: str | None = None
+from mdchunk.session.page_job import JobSettings, PageJob
 
 
 def available_cores() -> int:
@@ -58,7 +42,7 @@ def available_cores() -> int:
 class WorkerPool:
     """Chunks pages in worker processes; results come back as futures of `PageOutput`s."""
 
-    def __init__(self, settings: WorkerSettings, *, workers: int = 1) -> None:
+    def __init__(self, settings: JobSettings, *, workers: int = 1) -> None:
         self.settings = settings
         self.workers = workers
         self.max_in_flight = 16 * workers
@@ -145,29 +129,14 @@ def _main_module_hidden() -> Iterator[None]:
             main.__dict__.update(saved)
 
 
-@dataclasses.dataclass
-class _Worker:
-    """A worker process's own state, made by `_initialize` (in the worker only)."""
-
-    settings: WorkerSettings
-    chunker: Chunker | None = None
-    store: PageCache | None = None
-
-    def loaded(self) -> Chunker:
-        if self.chunker is None:
-            options = self.settings.options
-            self.chunker = Chunker(options, processed_at=self.settings.processed_at,
-                                   counter=token_counter(options.encoding,
-                                                         tokenizer=self.settings.tokenizer))
-        return self.chunker
+_job: PageJob | None = None
+"""The worker process's own job (set by `_initialize`, in the worker only)."""
 
 
-_worker: _Worker | None = None
-
-
-def _initialize(settings: WorkerSettings) -> None:
-    global _worker  # noqa: PLW0603 - the worker process's own state
-    _worker = _Worker(settings)
+def _initialize(settings: JobSettings) -> None:
+    global _job  # noqa: PLW0603 - the worker process's own state
+    # Quiet: a folder that cannot be written is reported once, by the build's process.
+    _job = PageJob(settings, PageCache(settings.cache, settings.fingerprint, log=_quiet_log()))
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
 
@@ -182,28 +151,14 @@ def _exit_with_parent(parent: int) -> None:
 def _load() -> str:
     """Load the tokenizer (raises `TokenizerError` with the fix when it cannot); return the
     name of the counter that counts."""
-    assert _worker is not None, "the worker was not initialized"
-    chunker = _worker.loaded()
-    return counter_name(chunker.options.encoding, tokenizer=_worker.settings.tokenizer)
+    assert _job is not None, "the worker was not initialized"
+    return _job.load()
 
 
 def _chunk(page: PageInput, html: bytes, key: str, site_url: str) -> PageOutput:
-    assert _worker is not None, "the worker was not initialized"
-    page = dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass"))
-    chunker = _worker.loaded()
-    chunker.site_url = site_url
-    output = page_output(chunker.chunk_page(page), _worker.settings.output, chunker.timer,
-                         count=chunker.count, site_url=site_url)
-    began = time.perf_counter()
-    if _worker.store is None:
-        settings = _worker.settings
-        # Quiet: a folder that cannot be written is reported once, by the build's process.
-        _worker.store = PageCache(settings.store, settings.cache_fingerprint, log=_quiet_log())
-    _worker.store.put(key, output)
-    if _worker.store.known(key):
-        output = output.without_content()
-    timings = {**output.timings, "write": time.perf_counter() - began}
-    return dataclasses.replace(output, timings=timings)
+    assert _job is not None, "the worker was not initialized"
+    return _job.run(dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass")), key,
+                    site_url)
 
 
 def _quiet_log() -> logging.Logger:
