@@ -368,7 +368,6 @@ def _split_settings(values: Mapping[str, Any], command: str) -> BuildSettings:
 
 def _run_chunk(sources: Sequence[Any], renderer: Any, settings: BuildSettings, out: Path, *,
                progress: bool) -> None:
-    from mdchunk.exclusion import metadata_exclusion
     from mdchunk.outputs.twins import page_markdown_path
     from mdchunk.session.builder import IndexBuilder
 
@@ -384,10 +383,8 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, settings: BuildSettings, o
                                show_pos=True) if show else _nullbar(sources) as bar:
             for source in bar:
                 page = renderer.render(source)
-                if metadata_exclusion(page.meta):
-                    continue
-                order.append(page.source_path)
-                builder.add_page(page, markdown_path=page_markdown_path(page.url))
+                if not builder.add_page(page, markdown_path=page_markdown_path(page.url)):
+                    order.append(page.source_path)
         summary = builder.finish(order)
     except (OSError, MdChunkError) as error:
         raise _fail(error) from error

@@ -28,13 +28,14 @@ from typing import Any
 from mdchunk.chunking import PageInput, build_time
 from mdchunk.duplicates import ChunkPrint, Duplicate, find_duplicates
 from mdchunk.errors import MdChunkError
+from mdchunk.exclusion import metadata_exclusion, page_exclusion, pattern_exclusion
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.llms import ListedPage, write_agent_outputs
 from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind import pagefind_needed, write_search_page
-from mdchunk.outputs.pages import PageOutput, index_summary
+from mdchunk.outputs.pages import PageOutput, counted, index_summary
 from mdchunk.outputs.writers import write_text
 from mdchunk.profiles import Record, check_formats
 from mdchunk.profiles.pagefind import record_language
@@ -43,6 +44,7 @@ from mdchunk.session.page_job import JobSettings, PageJob
 from mdchunk.session.workers import WorkerPool, available_cores
 from mdchunk.settings import BuildSettings
 from mdchunk.timing import StageTimer, add_timings, describe_timings
+from mdchunk.tokens import tokenizer_choice
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -76,10 +78,37 @@ class BuildSummary:
     """Pages of the site that are neither rendered nor found in the cache."""
     duplicates: Mapping[str, Duplicate] = dataclasses.field(default_factory=dict)
     """The duplicate chunks of the index, by id (see `mdchunk.duplicates`)."""
+    cache: Path | None = None
+    """The page cache's folder, when it is kept across builds."""
 
     def describe(self) -> str:
         """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`."""
         return index_summary(self.pages, self.written, duplicates=len(self.duplicates))
+
+    def lines(self) -> list[str]:
+        """What the engine logs of the build (at info level): `describe`, then where the chunk
+        inspector and the search page are, when they were written."""
+        lines = [self.describe()]
+        if self.inspector is not None:
+            lines.append(f"chunk inspector: {self.inspector}")
+        if self.search_page is not None:
+            lines.append(f"search page: {self.search_page}")
+        return lines
+
+    def lacking_warning(self, engine: str) -> str:
+        """What to warn of the pages the index lacks ("" when it lacks none): pages `engine`
+        did not render in this build (`mkdocs build --dirty`) that the cache does not hold."""
+        count = len(self.lacking)
+        if not count:
+            return ""
+        names = ", ".join(self.lacking[:3]) + (f" and {count - 3} more" if count > 3 else "")
+        where = ("the page cache is off" if self.cache is None
+                 else f"not found in the page cache {self.cache}")
+        hint = (", and with `cache: true` later builds keep every page" if self.cache is None
+                else "")
+        return (f"the chunk index of this build lacks {counted(count, 'page')} that {engine} "
+                f"did not render: {names} ({where}); a full build puts "
+                f"{'it' if count == 1 else 'them'} back{hint}")
 
 
 @dataclasses.dataclass
@@ -139,7 +168,8 @@ class IndexBuilder:
         self.report = report or (lambda source, message: self.log.warning("%s: %s", source,
                                                                           message))
         check_formats(settings.output.formats)
-        pagefind_needed(settings.output.formats)  # at startup, not after every page
+        tokenizer_choice(settings.tokenizer)  # at startup, not at the first page
+        pagefind_needed(settings.output.formats)
         self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-cache-")
         self.kept_cache = cache
@@ -162,9 +192,11 @@ class IndexBuilder:
     # -- the three verbs ------------------------------------------------------------------------
 
     def add_page(self, page: PageInput, *, markdown_path: str, fingerprint: str | None = None,
-                 site_url: str | None = None) -> None:
-        """Take a page the engine rendered: chunk it (here or in a worker) unless the cache holds
-        it already.
+                 site_url: str | None = None, paths: Sequence[str] | None = None,
+                 draft: bool = False) -> str:
+        """Take a page the engine rendered: leave it out of the index where the settings or
+        its metadata say so, else chunk it (here or in a worker) unless the cache holds it
+        already. Returns why it is left out ("" when it is in the index).
 
         Arguments:
             page: The rendered page.
@@ -172,8 +204,17 @@ class IndexBuilder:
             fingerprint: A fingerprint of its source file (see `keep_page`).
             site_url: The site url of this page, where it is not the build's (post-build
                 chunking reads it from each page).
+            paths: The paths of the page that `exclude` patterns match (default: its source
+                path).
+            draft: Whether the engine calls the page a draft (left out).
         """
         source = page.source_path
+        reason = page_exclusion(page.meta, paths or [source], self.settings.exclude, draft=draft)
+        if reason:
+            self.log.debug("%s: left out of the chunk index (%s)", source, reason)
+            self._leave_out(source, by_metadata=bool(metadata_exclusion(page.meta)),
+                            fingerprint=fingerprint, url=page.url)
+            return reason
         self._check_unique(page)
         self.build.added[source] = page.url
         self.build.seen.add(source)
@@ -190,6 +231,7 @@ class IndexBuilder:
                                                   markdown_path, fingerprint)
         else:
             self._chunk_here(page, url, _Page(_EMPTY, key, markdown_path, fingerprint))
+        return ""
 
     def expect(self, source_bytes: int) -> None:
         """Say, before the first page, how many bytes of page sources the engine will render.
@@ -198,14 +240,13 @@ class IndexBuilder:
         while it loads: none is chunked in the engine's process."""
         self._expected_bytes = source_bytes
 
-    def exclude_page(self, source: str, *, by_metadata: bool,
-                     fingerprint: str | None = None, url: str | None = None) -> None:
+    def _leave_out(self, source: str, *, by_metadata: bool, fingerprint: str | None,
+                   url: str) -> None:
         """Leave a rendered page out of the index. Left out by its own metadata, it stays out
-        when a later build keeps it without rendering it. Its `url`, when given, gets the
-        hidden pointer to `llms.txt` in its HTML (the agent outputs)."""
+        when a later build keeps it without rendering it. Its `url` gets the hidden pointer to
+        `llms.txt` in its HTML (the agent outputs)."""
         self.build.seen.add(source)
-        if url is not None:
-            self.build.left_out[source] = url
+        self.build.left_out[source] = url
         self.pages.pop(source, None)
         self.build.pending.pop(source, None)
         if by_metadata:
@@ -213,14 +254,21 @@ class IndexBuilder:
             self._point(source, PagePointer(fingerprint, None))
 
     def keep_page(self, source: str, *, fingerprint: str | None = None,
-                  markdown_path: str | None = None, report: bool = True) -> bool:
+                  markdown_path: str | None = None, paths: Sequence[str] | None = None,
+                  report: bool = True) -> bool:
         """Keep a page the engine did not render in this build, from the cache: the one a
         pointer names for it, unless `fingerprint` (its source's) or `markdown_path` differ
         from the pointer's. Returns whether the page is accounted for (kept, or left out by its
         metadata); a page that is not is named among `BuildSummary.lacking`.
 
         `report`: report the page's warnings again (not where the engine reported them while
-        it rendered the page in another process: Sphinx's parallel writers)."""
+        it rendered the page in another process: Sphinx's parallel writers).
+
+        A page added or left out in this build, or whose `paths` (default: its source path)
+        an `exclude` pattern matches, is accounted for as it is."""
+        if source in self.build.seen or pattern_exclusion(paths or [source],
+                                                          self.settings.exclude):
+            return True
         self.build.seen.add(source)
         held = self.pages.get(source)
         if held is not None and self.cache.holds(held.key):
@@ -286,7 +334,7 @@ class IndexBuilder:
                        " (pages missing: none pruned)" if build.lacking else "",
                        time.perf_counter() - began)
         summary = BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
-                               marks)
+                               marks, self.kept_cache)
         self.build = _ThisBuild()
         return summary
 
@@ -307,9 +355,10 @@ class IndexBuilder:
             self._temporary.cleanup()
             self._temporary = None
 
-    def has_seen(self, source: str) -> bool:
-        """Whether the page `source` was added, left out or kept in the build under way."""
-        return source in self.build.seen
+    def fits(self, settings: BuildSettings, *, site_dir: Path, cache: Path | None) -> bool:
+        """Whether this builder serves a build with these settings, site folder and page cache
+        folder (`mkdocs serve` keeps one across rebuilds while they stay the same)."""
+        return (self.settings, self.site_dir, self.kept_cache) == (settings, site_dir, cache)
 
     @property
     def counter(self) -> str | None:

@@ -40,6 +40,8 @@ from mdchunk.tokens import COUNTERS
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
           dict: "a mapping", list: "a list of str"}
 
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
 MKDOCS = "mkdocs"
 """An option of the MkDocs plugin alone (`SiteOption.engines`)."""
 BOTH = frozenset({MKDOCS, "sphinx"})
@@ -72,6 +74,21 @@ class SiteOption:
         if list in self.kinds and isinstance(value, list | tuple):
             shown = next(f"{item!r} in {value!r}" for item in value if not isinstance(item, str))
         raise OptionError(self.name, f"must be {allowed}, got {shown}")
+
+    def from_text(self, text: str) -> Any:
+        """The value of `text` given on a command line (`sphinx-build -D`), read as the
+        option's kind: `300`, `true`/`0`, `native,flat`. Text that is no such value stays text,
+        for `check` to name."""
+        if str in self.kinds:
+            return text
+        word = text.strip().lower()
+        if bool in self.kinds and word in _TRUE + _FALSE:
+            return word in _TRUE
+        if int in self.kinds and word.lstrip("-").isdigit():
+            return int(word)
+        if list in self.kinds:
+            return [item.strip() for item in text.split(",") if item.strip()]
+        return text
 
 
 def _is_kind(value: object, kind: type) -> bool:
