@@ -484,7 +484,7 @@ def test_the_build_process_keeps_only_the_counts_of_cached_pages(
     streamed = {name: (site / name).read_bytes() for name in names}
     config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
     build(config)
-    pages = [page.output for page in config.plugins["mdchunk"].builder.pages.values()]
+    pages = [page.output for page in config.plugins["mdchunk"].builder.index.pages.values()]
     assert len(pages) == 3
     assert all(page.stored and not page.records and not page.markdown for page in pages)
     (tmp_path / "mkdocs.yml").write_text((tmp_path / "mkdocs.yml").read_text().replace(
@@ -492,7 +492,8 @@ def test_the_build_process_keeps_only_the_counts_of_cached_pages(
     config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
     build(config)
     # without the cache, the pages go through a cache of the build's own all the same
-    assert all(page.output.stored for page in config.plugins["mdchunk"].builder.pages.values())
+    held = config.plugins["mdchunk"].builder.index.pages.values()
+    assert all(page.output.stored for page in held)
     assert streamed == {name: (site / name).read_bytes() for name in streamed}
     assert b"Streamed Guide" in streamed["chunks.jsonl"]
 

@@ -12,7 +12,7 @@ import pytest
 
 from mdchunk.chunking import PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.session import builder as session
+from mdchunk.session import workers as session
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.page_job import JobSettings
 from mdchunk.session.workers import WorkerPool

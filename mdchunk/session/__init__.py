@@ -2,6 +2,7 @@
 keep an unchanged one, finish), the page cache every chunked page goes through, and the worker
 processes that chunk pages beside the engine."""
 
-from mdchunk.session.builder import BuildSummary, IndexBuilder
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.session.finish import BuildSummary
 
 __all__ = ["BuildSummary", "IndexBuilder"]

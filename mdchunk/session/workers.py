@@ -32,6 +32,53 @@ from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache
 from mdchunk.session.page_job import JobSettings, PageJob
 
+WORKER_AFTER_SECONDS = 0.25
+"""Seconds of chunking in the build's own process after which a worker process is started,
+when the number of workers is left to mdchunk and the engine did not say how much it will
+render: starting one (a process that imports mdchunk and loads the tokenizer) costs about that
+much, more than a small site's whole chunking."""
+
+WORKER_FOR_BYTES = 256 * 1024
+"""Bytes of page sources from which a worker is started at the first page to chunk, when the
+engine said how much it will render (`WorkerStart.expect`): the worker loads while the engine
+renders, and no page is chunked in the engine's process. Below that, chunking every page in the
+engine's process costs less than waiting, at the end, for a worker still loading."""
+
+
+class WorkerStart:
+    """When a build starts its workers, and how many: the number a user set (`workers`: 0 for
+    none), else one once it pays for itself."""
+
+    def __init__(self, workers: int | None) -> None:
+        self.workers = workers
+        self.inline_seconds = 0.0
+        """Seconds spent chunking in the build's own process (see `WORKER_AFTER_SECONDS`)."""
+        self.expected_bytes: int | None = None
+        """Bytes of page sources the engine said it will render (see `expect`)."""
+
+    def expect(self, source_bytes: int) -> None:
+        """Say, before the first page, how many bytes of page sources the engine will render.
+        Where that repays a worker (`WORKER_FOR_BYTES`) and mdchunk chooses the workers, the
+        first page to chunk starts one, and every page to chunk goes to it while it loads:
+        none is chunked in the engine's process."""
+        self.expected_bytes = source_bytes
+
+    def now(self) -> int:
+        """How many workers to start before the next page (0: chunk it in this process)."""
+        if self.workers is not None:
+            return self.workers
+        return 1 if self._pays() else 0
+
+    def _pays(self) -> bool:
+        """Whether a worker pays for itself: a second core is free, and the engine said it
+        renders enough (`expect`) or, where it did not, chunking here has taken longer than
+        starting a worker would."""
+        if available_cores() < 2:
+            return False
+        if self.expected_bytes is not None and self.expected_bytes >= WORKER_FOR_BYTES:
+            return True
+        return self.inline_seconds > WORKER_AFTER_SECONDS
+
 
 def available_cores() -> int:
     """The cores this process may run on."""
