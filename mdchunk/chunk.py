@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import Any
 
 from mdchunk.records import (
@@ -266,8 +265,6 @@ class PageChunks:
     notes: tuple[str, ...] = ()
     """Facts about the page that mdchunk copes with (headings without an id): said at info
     level, never a warning that fails a strict build."""
-    timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
-    """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
     sections: tuple[PageSection, ...] = ()
     """The page and every section of its heading tree, in document order (none for a page
     without chunks)."""

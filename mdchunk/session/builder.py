@@ -20,7 +20,7 @@ import json
 import logging
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,6 @@ from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
 from mdchunk.session.page_job import JobSettings, PageJob
 from mdchunk.session.workers import WorkerPool, WorkerStart
 from mdchunk.settings import BuildSettings
-from mdchunk.timing import StageTimer, add_timings, describe_timings
 from mdchunk.tokens import tokenizer_choice
 
 Report = Callable[[str, str], None]
@@ -193,16 +192,15 @@ class IndexBuilder:
         waited = time.perf_counter() - waited
         build, writer = self.index.build, self.writer
         sources = self.index.in_order(order)
-        writing = StageTimer()
-        with writing.stage("duplicates"):
-            marks = writer.duplicates(sources)
-        with writing.stage("write"):
-            written = writer.outputs(sources, marks)
-            inspector = writer.inspector(sources)
-            search_page = writer.search_page()
-            written.update(writer.agent_outputs(sources, outline or SiteOutline()))
+        began = time.perf_counter()
+        marks = writer.duplicates(sources)
+        duplicates = time.perf_counter() - began
+        written = writer.outputs(sources, marks)
+        inspector = writer.inspector(sources)
+        search_page = writer.search_page()
+        written.update(writer.agent_outputs(sources, outline or SiteOutline()))
         pages = tuple(self.index.pages[source].output for source in sources)
-        self._log_timings(waited, writing.seconds)
+        self._log_times(waited, duplicates, time.perf_counter() - began - duplicates)
         began = time.perf_counter()
         removed = 0 if build.lacking else self.index.forget_the_rest(order)
         self.log.debug("page cache %s: %d pages read; %d written, %d unused removed%s in %.3f s",
@@ -261,7 +259,9 @@ class IndexBuilder:
             self._cannot_chunk(page.source_path, error)
             return
         finally:
-            self._start.inline_seconds += time.perf_counter() - began
+            seconds = time.perf_counter() - began
+            self._start.inline_seconds += seconds
+        self.index.build.seconds[page.source_path] = seconds
         self.index.build.written += output.stored
         self.index.build.chunked.append(page.source_path)
         self._keep(page.source_path, dataclasses.replace(indexed, output=output))
@@ -319,24 +319,25 @@ class IndexBuilder:
         if not page.kept or not path.is_file():
             write_text(path, self.writer.markdown(source), durable=False)
 
-    def _log_timings(self, waited: float, writing: Mapping[str, float]) -> None:
-        """At debug level: the time per stage of the pages chunked in this build, the slowest
-        pages, and how long the build waited for the workers at its end."""
+    def _log_times(self, waited: float, duplicates: float, writing: float) -> None:
+        """At debug level: the pages chunked in this build and where, the slowest of those
+        chunked in this process, and how long the finish waited for the workers, looked for
+        duplicates and wrote."""
         if not self.log.isEnabledFor(logging.DEBUG):
             return
-        fresh = [self.index.pages[source].output for source in self.index.build.chunked
-                 if source in self.index.pages]
+        build = self.index.build
+        chunked = [source for source in build.chunked if source in self.index.pages]
         where = "in the worker process" if self._pool is not None else "inline"
-        counted = f"; counted by {self.counter}" if fresh and self.counter else ""
-        self.log.debug("%d pages chunked %s (%d kept from the last build) in %s%s",
-                       len(fresh), where, len(self.index.pages) - len(fresh),
-                       describe_timings(add_timings(page.timings for page in fresh)), counted)
-        slowest = sorted(fresh, key=lambda page: -sum(page.timings.values()))[:3]
+        here = f" in {sum(build.seconds.values()):.3f} s" if build.seconds else ""
+        counted = f"; counted by {self.counter}" if chunked and self.counter else ""
+        self.log.debug("%d pages chunked %s (%d kept from the last build)%s%s", len(chunked),
+                       where, len(self.index.pages) - len(chunked), here, counted)
+        slowest = sorted(build.seconds.items(), key=lambda item: -item[1])[:3]
         if slowest:
             self.log.debug("slowest pages: %s", ", ".join(
-                f"{page.source_path} {sum(page.timings.values()):.3f} s" for page in slowest))
-        self.log.debug("waited %.3f s for the workers after the last page; wrote the index in "
-                       "%s", waited, describe_timings(writing))
+                f"{source} {seconds:.3f} s" for source, seconds in slowest))
+        self.log.debug("waited %.3f s for the workers after the last page; found the duplicates "
+                       "in %.3f s, wrote the index in %.3f s", waited, duplicates, writing)
 
 
 _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,

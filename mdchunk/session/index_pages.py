@@ -56,6 +56,8 @@ class ThisBuild:
     """The urls of the pages added (rendered) in this build, by source path, in their order."""
     chunked: list[str] = dataclasses.field(default_factory=list)
     """The pages chunked in this build (not found in the cache)."""
+    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
+    """The seconds each page chunked in the build's own process took (for the debug log)."""
     from_cache: int = 0
     written: int = 0
     """Entries written to the cache."""
