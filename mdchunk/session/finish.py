@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mdchunk.duplicates import ChunkPrint, Duplicate, find_duplicates
 from mdchunk.errors import MdChunkError
@@ -26,6 +26,8 @@ from mdchunk.profiles import Record, check_formats
 from mdchunk.profiles.pagefind import record_language
 from mdchunk.session.index_pages import IndexPages
 from mdchunk.settings import BuildSettings
+
+_T = TypeVar("_T")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -165,7 +167,7 @@ class IndexWriter:
             return page.output.markdown
         return self._read(source, self.index.cache.markdown)
 
-    def _read(self, source: str, read: Callable[[str], Any]) -> Any:
+    def _read(self, source: str, read: Callable[[str], _T]) -> _T:
         key = self.index.pages[source].key
         try:
             return read(key)
