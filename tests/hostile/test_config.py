@@ -128,11 +128,13 @@ def test_sphinx_stops_before_any_page_is_built(tmp_path: Path) -> None:
 def test_sphinx_warns_of_names_it_does_not_know_with_a_suggestion(tmp_path: Path) -> None:
     code, warnings, out = build_sphinx(
         tmp_path, {"index.md": "# Home\n\nText.\n"},
-        "mdchunk_max_token = 100\nmdchunk_workers = 2\n")
+        "mdchunk_max_token = 100\nmdchunk_workers = 2\nmdchunk_tokenizer = 'tiktoken'\n")
     assert code == 0 and (out / "chunks.jsonl").is_file()
     assert ("mdchunk_max_token is not an mdchunk option and is ignored; did you mean "
             "'mdchunk_max_tokens'?") in warnings, warnings
     assert "mdchunk_workers is an option of the MkDocs plugin only" in warnings, warnings
+    assert ("mdchunk_tokenizer is an option of the mdchunk command only and is ignored here: "
+            "the environment variable MDCHUNK_TOKENIZER names it") in warnings, warnings
     code, warnings, _ = build_sphinx(tmp_path / "strict", {"index.md": "# Home\n"},
                                      "mdchunk_max_token = 100\n", "-W")
     assert code != 0 and "mdchunk_max_token" in warnings
