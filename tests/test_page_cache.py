@@ -436,7 +436,10 @@ def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"p\.md: a page without its content"):
         cache.put("k2", summary)
     lines = cache.path("k1").read_bytes().split(b"\n")
-    assert len(lines) == 4 + sum(map(len, page.records.values()))
+    markdown = page.markdown.encode()  # kept as it is (not as JSON), after the header
+    rest = cache.path("k1").read_bytes().split(b"\n", 1)[1]
+    assert b"\n" in markdown and rest.startswith(markdown + b"\n")
+    assert rest[len(markdown) + 1:].count(b"\n") == 1 + sum(map(len, page.records.values()))
     for cut in (lines[:-2], [*lines[:-2], b""]):  # a record missing
         cache.path("k1").write_bytes(b"\n".join(cut))
         assert cache.summary("k1") is None and _whole(cache, "k1") is None
@@ -453,7 +456,7 @@ def test_the_markdown_alone_is_read_from_the_first_lines_of_an_entry(tmp_path: P
     cache.put("k1", page)
     assert cache.markdown("k1") == page.markdown
     lines = cache.path("k1").read_bytes().split(b"\n")
-    cache.path("k1").write_bytes(lines[0] + b"\n" + lines[1][:-3])  # the Markdown cut
+    cache.path("k1").write_bytes(lines[0] + b"\n" + page.markdown.encode()[:-3])  # cut
     with pytest.raises(ValueError, match="truncated"):
         cache.markdown("k1")
     header = lines[0].replace(b'"settings":"settings"', b'"settings":"another build"', 1)

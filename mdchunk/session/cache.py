@@ -10,10 +10,10 @@ An entry is one file per page, named by the sha256 of the mdchunk version, the e
 build's settings (which name the code that made it: `mdchunk._version.code_identity`) and the
 page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings
 changed, or whose code did, has another name, so an entry is never stale, only unused: `prune`
-removes those no current page uses. An entry is a line of JSON each: a header (what the entry
-was made for, the page's counts and warnings, how many records of each format follow), the page
-Markdown, the inspector's data, then the records of each format in turn, as they are written in
-the index.
+removes those no current page uses. An entry is a line of JSON (a header: what the entry was
+made for, the page's counts and warnings, the length of its Markdown, how many records of each
+format follow), the page Markdown as it is (UTF-8, and a line break), then a line each: the
+inspector's data, and the records of each format in turn, as they are written in the index.
 
 A pointer (`pages/<sha256>.json`, one per page of a site) names the entry that holds a page:
 an engine that does not render every page (`mkdocs build --dirty`, an incremental Sphinx build,
@@ -44,21 +44,22 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mdchunk._version import __version__
 from mdchunk.outputs.formats import ENCODED_LAYOUTS
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.outputs.writers import dumps, sweep_stale_temporaries, write_text
+from mdchunk.outputs.writers import atomic_write, dumps, sweep_stale_temporaries, write_text
 from mdchunk.profiles import PROFILES
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
 POINTERS = "pages"
-_FORMAT = 5
+_FORMAT = 6
 """The layout of an entry (part of its file name): a line per part and per record, since 2; the
 page's notes in its header, since 3; what llms.txt needs of it (`agent`), since 4; its chunks'
-prints for duplicate detection (`prints`), since 5."""
+prints for duplicate detection (`prints`), since 5; the page Markdown as it is (not JSON), its
+length in bytes in the header, since 6."""
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
@@ -137,15 +138,23 @@ class PageCache:
         if page.stored:
             raise ValueError(f"{page.source_path}: a page without its content cannot be kept")
         counts = {name: len(records) for name, records in page.records.items()}
+        markdown = page.markdown.encode("utf-8", "surrogatepass")
         header = {"version": __version__, "settings": self.settings, "key": page_key,
-                  "page": {name: getattr(page, name) for name in _SUMMARY}, "records": counts}
-        lines = [dumps(header), dumps(page.markdown), dumps(page.inspector)]
+                  "page": {name: getattr(page, name) for name in _SUMMARY}, "records": counts,
+                  "markdown": len(markdown)}
+        lines = [dumps(page.inspector)]
         for name, records in page.records.items():
             lines.extend(records if PROFILES[name].layout in ENCODED_LAYOUTS
                          else map(dumps, records))
         lines.append("")
+        data = b"".join([dumps(header).encode("utf-8", "replace"), b"\n", markdown, b"\n",
+                         "\n".join(lines).encode("utf-8", "replace")])
+
+        def write(handle: IO[bytes]) -> None:
+            handle.write(data)
+
         try:
-            write_text(self.path(page_key), "\n".join(lines), durable=False)
+            atomic_write(self.path(page_key), write, durable=False)
         except OSError as error:
             self._disable(error)
             return
@@ -158,25 +167,29 @@ class PageCache:
             self._known.add(page_key)
 
     def markdown(self, page_key: str) -> str:
-        """The page Markdown kept for `page_key`: only the entry's first two lines are read.
+        """The page Markdown kept for `page_key`: only the entry's header and Markdown are
+        read.
 
         Raises:
             OSError, ValueError: as `read`.
         """
         with self.path(page_key).open("rb") as handle:
-            self._check(json.loads(handle.readline()), page_key)
-            line = handle.readline()
-        markdown = json.loads(line) if line.endswith(b"\n") else None
-        if not isinstance(markdown, str):
+            header = json.loads(handle.readline())
+            self._check(header, page_key)
+            size = header["markdown"]
+            data = handle.read(size + 1)
+        if len(data) != size + 1 or data[-1:] != b"\n":
             raise ValueError("truncated")
-        return markdown
+        return data[:-1].decode("utf-8", "surrogatepass")
 
     def _entry(self, page_key: str) -> tuple[dict[str, Any], bytes]:
         """The header and the bytes of the entry of `page_key`, checked to be whole."""
         data = self.path(page_key).read_bytes()
         header = json.loads(data[:data.find(b"\n")])
         self._check(header, page_key)
-        if data.count(b"\n") != 3 + sum(header["records"].values()) or data[-1:] != b"\n":
+        after = _markdown_end(header, data)
+        if (data[after:after + 1] != b"\n" or data[-1:] != b"\n"
+                or data.count(b"\n", after + 1) != 1 + sum(header["records"].values())):
             raise ValueError("truncated")
         return header, data
 
@@ -187,6 +200,8 @@ class PageCache:
                                             header.get("key")] != [__version__, self.settings,
                                                                    page_key]:
             raise ValueError("written for another version, settings or page")
+        if not isinstance(header.get("markdown"), int) or isinstance(header["markdown"], bool):
+            raise ValueError("no length of the page Markdown in the header")
 
     def known(self, page_key: str) -> bool:
         """Whether this object read or wrote the entry of `page_key` (no disk access)."""
@@ -324,14 +339,22 @@ def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutpu
                          inspector=None, stored=True)
     if not content:
         return summary
-    lines = data.split(b"\n")
+    begin, after = data.find(b"\n") + 1, _markdown_end(header, data)
+    lines = data[after + 1:].split(b"\n")
     records: dict[str, list[Any]] = {}
-    start = 3
+    start = 1
     for name, count in header["records"].items():
         part = lines[start:start + count]
         records[name] = ([line.decode("utf-8") for line in part]
                          if PROFILES[name].layout in ENCODED_LAYOUTS
                          else [json.loads(line) for line in part])
         start += count
-    return dataclasses.replace(summary, markdown=json.loads(lines[1]),
-                               inspector=json.loads(lines[2]), records=records, stored=False)
+    return dataclasses.replace(
+        summary, markdown=data[begin:after].decode("utf-8", "surrogatepass"),
+        inspector=json.loads(lines[0]), records=records, stored=False)
+
+
+def _markdown_end(header: Mapping[str, Any], data: bytes) -> int:
+    """Where the page Markdown of an entry (`data`, its header read) ends: at the line break
+    after it."""
+    return data.find(b"\n") + 1 + int(header["markdown"])
