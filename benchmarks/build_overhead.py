@@ -19,7 +19,7 @@ all processes together (summed PSS: the pages they share are counted once).
 
 Then it times the chunking step alone on one core (rendered HTML to final records with exact
 token counts, tokenizer loaded, no cache) and prints its throughput in MB of source Markdown
-per second, and the time per stage (`mdchunk.timing`), with each token counter installed
+per second (total chunking CPU, `time.process_time`), with each token counter installed
 (fastokens and rs-bpe, `mdchunk[fast]`, and tiktoken).
 """
 
@@ -116,25 +116,24 @@ def rendered_pages(site: Path) -> list[Any]:
     return pages
 
 
-def chunking_throughput(pages: list[Any], runs: int = 3) -> tuple[float, int, dict[str, float]]:
+def chunking_throughput(pages: list[Any], runs: int = 3) -> tuple[float, int]:
     """Median CPU seconds to chunk `pages` into their native records (a new chunker each
-    run, so no token count is cached), the chunks, and the seconds per stage of that run."""
+    run, so no token count is cached), and the chunks."""
     from mdchunk import Chunker, ChunkOptions, PageInput
     from mdchunk.chunking.tokens import load_encoding
-    from mdchunk.outputs.pages import OutputSettings, page_output
+    from mdchunk.outputs.pages import page_output
+    from mdchunk.settings import OutputSettings
 
     load_encoding("cl100k_base")  # loading the encoding is not chunking
     settings = OutputSettings()
-    measured: list[tuple[float, int, dict[str, float]]] = []
+    measured: list[tuple[float, int]] = []
     for _ in range(runs):
         chunker = Chunker(ChunkOptions())
         chunker.chunk_page(PageInput(html="<p>warm</p>", source_path="w.md", url="w/", title="w"))
-        before = chunker.timer.snapshot()
         started = time.process_time()
-        chunks = sum(page_output(chunker.chunk_page(page), settings, chunker.timer).chunks
-                     for page in pages)
-        measured.append((time.process_time() - started, chunks, chunker.timer.since(before)))
-    median = statistics.median(seconds for seconds, _, _ in measured)
+        chunks = sum(page_output(chunker.chunk_page(page), settings).chunks for page in pages)
+        measured.append((time.process_time() - started, chunks))
+    median = statistics.median(seconds for seconds, _ in measured)
     return next(entry for entry in measured if entry[0] == median)
 
 
@@ -186,16 +185,13 @@ def main() -> None:
         assert site is not None
         run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(site)])
         pages = rendered_pages(site.parent / "site")
-    from mdchunk.timing import describe_timings
-
     source_bytes = sum(path.stat().st_size for path in NODEJS_API.glob("*.md"))
     for counter in token_counters():
         with counted_by(counter):
-            seconds, chunks, stages = chunking_throughput(pages)
+            seconds, chunks = chunking_throughput(pages)
         print(f"\nchunking alone, one core, counted by {counter}: {len(pages)} pages, {chunks} "
               f"chunks in {seconds:.2f} s CPU: {source_bytes / seconds / 1e6:.2f} MB/s of source "
               "Markdown")
-        print(f"stages: {describe_timings(stages)}")
 
 
 def token_counters() -> list[str]:

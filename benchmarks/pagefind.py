@@ -48,7 +48,7 @@ def find_pagefind_package() -> None:
 
 def pagefind_binary() -> str:
     """The binary that `pip install 'mdchunk[pagefind]'` brings (checked to run)."""
-    from mdchunk.outputs.pagefind import require_pagefind
+    from mdchunk.outputs.pagefind_bundle import require_pagefind
 
     return str(require_pagefind())
 
@@ -155,9 +155,9 @@ def step_commands(site: Path, folder: Path) -> dict[str, list[str]]:
     beforehand, as the build makes them where it chunks each page) against Pagefind's own
     indexing of the site's HTML, each into a bundle folder of its own."""
     from mdchunk.chunking import Chunker
+    from mdchunk.engines.site import site_pages
     from mdchunk.options import ChunkOptions
     from mdchunk.outputs.profiles import ProfileSettings, pagefind_records
-    from mdchunk.sites import site_pages
 
     chunker = Chunker(ChunkOptions())
     records = [record for page in site_pages(site)
@@ -166,7 +166,7 @@ def step_commands(site: Path, folder: Path) -> dict[str, list[str]]:
     saved = folder / "records.json"
     saved.write_text(json.dumps(records), encoding="utf-8")
     write = ("import json, sys; from pathlib import Path; "
-             "from mdchunk.outputs.pagefind import write_bundle; "
+             "from mdchunk.outputs.pagefind_bundle import write_bundle; "
              "write_bundle(Path(sys.argv[2]), json.loads(Path(sys.argv[1]).read_text()))")
     sections, pages = (shlex.quote(str(folder / f"bundle-{name}"))
                        for name in ("sections", "pages"))

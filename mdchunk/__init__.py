@@ -18,11 +18,12 @@ from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
 from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
 from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
-from mdchunk.session import BuildSettings, BuildSummary, IndexBuilder
+from mdchunk.session import BuildSummary, IndexBuilder
+from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
     from mdchunk.chunking.html import parse_html
-    from mdchunk.sites import SiteSummary, chunk_site
+    from mdchunk.engines.site import SiteSummary, chunk_site
 
 __all__ = [
     "PRESETS",
@@ -65,7 +66,7 @@ def __getattr__(name: str) -> Any:
     """Post-build chunking and the HTML parser, loaded when first used (a build that only hands
     its pages to worker processes needs neither)."""
     if name in ("SiteSummary", "chunk_site"):
-        from mdchunk import sites
+        from mdchunk.engines import site as sites
 
         return getattr(sites, name)
     if name == "parse_html":

@@ -8,8 +8,8 @@ from typing import Any
 from mkdocs.config import base
 
 from mdchunk.errors import OptionError
-from mdchunk.session.builder import BuildSettings
 from mdchunk.session.config import MKDOCS, SiteFacts, build_settings, options_of, suggestion
+from mdchunk.settings import BuildSettings
 
 
 class _Value(base.BaseConfigOption[Any]):
@@ -44,6 +44,8 @@ class _CheckedConfig(base.Config):
         return build_settings(self, site)
 
 
-MdChunkConfig = type("MdChunkConfig", (_CheckedConfig,), {
-    option.name: _Value(option.default) for option in options_of(MKDOCS)})
-"""Options of the `mdchunk` plugin (`plugins: - mdchunk: {...}` in mkdocs.yml)."""
+class MdChunkConfig(_CheckedConfig):
+    """Options of the `mdchunk` plugin (`plugins: - mdchunk: {...}` in mkdocs.yml): one per
+    option of the schema this engine offers, which MkDocs reads from `_schema`."""
+
+    _schema = tuple((option.name, _Value(option.default)) for option in options_of(MKDOCS))

@@ -28,11 +28,8 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
 from mdchunk.chunking import PageInput
-from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.errors import MdChunkError, TokenizerError
-from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
 from mdchunk.outputs.outline import NavItem, SiteOutline
-from mdchunk.outputs.pagefind import pagefind_needed
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
@@ -56,25 +53,21 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         """Check the options and make the build session before any page is built."""
-        if not self.config.enabled:
+        if not self.config["enabled"]:
             self._close()
             return config
-        try:
-            tokenizer_choice()
-            pagefind_needed(self.config.formats)
-        except MdChunkError as error:
-            raise PluginError(f"mdchunk: {error}") from error
         settings = self.config.settings(SiteFacts(
             site_url=config.site_url or "", site_name=config.site_name or "",
             language=_site_language(config), serving=self.serving))
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
-        store = base.absolute() / self.config.cache_dir if self.config.cache else None
+        cache = base.absolute() / self.config["cache_dir"] if self.config["cache"] else None
         site = Path(config.site_dir)
-        current = self.builder
-        if current is None or (current.settings, current.site_dir, current.kept_store) != (
-                settings, site, store):
+        if self.builder is None or not self.builder.fits(settings, site_dir=site, cache=cache):
             self._close()
-            self.builder = IndexBuilder(settings, site_dir=site, store=store, log=log)
+            try:
+                self.builder = IndexBuilder(settings, site_dir=site, cache=cache, log=log)
+            except MdChunkError as error:
+                raise PluginError(f"mdchunk: {error}") from error
         return config
 
     @event_priority(-100)
@@ -98,18 +91,12 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Hand the page's final body HTML (after every other plugin changed it) to the build."""
         if self.builder is None:
             return html
-        source = page.file.src_uri
-        reason = self._exclusion(page)
-        if reason:
-            log.debug("%s: left out of the chunk index (%s)", source, reason)
-            self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(page.meta)),
-                                      fingerprint=_source_digest(page.file), url=page.url)
-            return html
-        page_input = PageInput(html=html, source_path=source, url=page.url,
+        page_input = PageInput(html=html, source_path=page.file.src_uri, url=page.url,
                                title=page.title or "", meta=page.meta or {})
         try:
             self.builder.add_page(page_input, markdown_path=_markdown_path(page.file),
-                                  fingerprint=_source_digest(page.file))
+                                  fingerprint=_source_digest(page.file),
+                                  draft=page.file.inclusion.is_excluded())
         except MdChunkError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         return html
@@ -119,11 +106,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         builder = self.builder
         if builder is None:
             return
-        lacking = [source for source, file in self.files.items()
-                   if not builder.has_seen(source)
-                   and not pattern_exclusion([source], self.config.exclude)
-                   and not builder.keep_page(source, fingerprint=_source_digest(file),
-                                             markdown_path=_markdown_path(file))]
+        for source, file in self.files.items():
+            builder.keep_page(source, fingerprint=_source_digest(file),
+                              markdown_path=_markdown_path(file))
         try:
             summary = builder.finish(list(self.files), _outline(config, self.nav,
                                                                self.files.values()))
@@ -131,26 +116,12 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         except MdChunkError as error:
             raise PluginError(f"mdchunk: {error}") from error
-        if lacking:
-            self._warn_lacking(lacking)
-        log.info("%s", summary.describe())
-        if summary.inspector is not None:
-            log.info("chunk inspector: %s", summary.inspector)
-        if summary.search_page is not None:
-            log.info("search page: %s", summary.search_page)
+        if summary.lacking:
+            log.warning("%s", summary.lacking_warning("MkDocs"))
+        for line in summary.lines():
+            log.info("%s", line)
         if not self.serving:
             builder.stop_workers()
-
-    def _warn_lacking(self, lacking: list[str]) -> None:
-        count, store = len(lacking), self.builder.kept_store if self.builder else None
-        names = ", ".join(lacking[:3]) + (f" and {count - 3} more" if count > 3 else "")
-        log.warning(
-            "the chunk index of this --dirty build lacks %d page%s that MkDocs did not render: "
-            "%s (%s); a full build puts %s back%s", count, "" if count == 1 else "s", names,
-            "the page cache is off" if store is None else f"not found in the page cache {store}",
-            "it" if count == 1 else "them",
-            ", and with `cache: true` later --dirty builds keep every page" if store is None
-            else "")
 
     def on_build_error(self, *, error: Exception) -> None:
         """A failed build: drop what the session was doing for it."""
@@ -165,14 +136,6 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if self.builder is not None:
             self.builder.close()
             self.builder = None
-
-    def _exclusion(self, page: Page) -> str:
-        """Why the page is left out of the index ("" when it is not)."""
-        reason = metadata_exclusion(page.meta or {}) or pattern_exclusion(
-            [page.file.src_uri], self.config.exclude)
-        if not reason and page.file.inclusion.is_excluded():
-            reason = "draft page"
-        return reason
 
 
 def _site_language(config: MkDocsConfig) -> str | None:

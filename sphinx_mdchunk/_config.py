@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from sphinx.errors import ExtensionError
 
 from mdchunk.errors import OptionError
-from mdchunk.session.builder import BuildSettings
 from mdchunk.session.config import (
+    MKDOCS,
     SiteFacts,
     SiteOption,
     build_settings,
@@ -20,6 +20,7 @@ from mdchunk.session.config import (
     options_of,
     suggestion,
 )
+from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -82,8 +83,9 @@ def _bound_names(node: ast.AST) -> Iterator[str]:
 def _unknown(option: str) -> str:
     elsewhere = option_elsewhere(option, ENGINE)
     if elsewhere is not None:
-        return (f"{_PREFIX}{option} is an option of the MkDocs plugin only and is ignored "
-                f"here: {elsewhere.why_not}")
+        owner = "the MkDocs plugin" if MKDOCS in elsewhere.engines else "the mdchunk command"
+        return (f"{_PREFIX}{option} is an option of {owner} only and is ignored here: "
+                f"{elsewhere.why_not}")
     return (f"{_PREFIX}{option} is not an mdchunk option and is ignored; "
             f"{suggestion(option, ENGINE, _PREFIX)}")
 
@@ -91,10 +93,7 @@ def _unknown(option: str) -> str:
 def settings(config: Config, site: SiteFacts) -> BuildSettings:
     """The build's settings from `conf.py`; a bad value raises `ExtensionError` naming it as
     conf.py does (`mdchunk_max_tokens = -5: must be >= 16, got -5`)."""
-    given = config.overrides
-    values = {option.name: _value(option, getattr(config, _PREFIX + option.name),
-                                  from_command_line=_PREFIX + option.name in given)
-              for option in options_of(ENGINE)}
+    values = {option.name: _value(config, option) for option in options_of(ENGINE)}
     try:
         return build_settings({**values, "workers": 0}, site)  # Sphinx's -j N chunks pages
     except OptionError as error:
@@ -103,19 +102,9 @@ def settings(config: Config, site: SiteFacts) -> BuildSettings:
                              ) from error
 
 
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-
-
-def _value(option: SiteOption, value: Any, *, from_command_line: bool) -> Any:
-    """The option's value; given with -D, Sphinx hands it on as text (mdchunk's values take
-    any type), which is read as the option's kind: `300`, `true`/`0`, `native,flat`. Text that
-    is no such value stays text, for the check to name."""
-    if not from_command_line or not isinstance(value, str) or str in option.kinds:
-        return value
-    if bool in option.kinds and value.strip().lower() in _TRUE + _FALSE:
-        return value.strip().lower() in _TRUE
-    if int in option.kinds and value.strip().lstrip("-").isdigit():
-        return int(value)
-    if list in option.kinds:
-        return [item.strip() for item in value.split(",") if item.strip()]
-    return value
+def _value(config: Config, option: SiteOption) -> Any:
+    """The option's value; given with -D, Sphinx hands it on as text (mdchunk's values take any
+    type), read as the option's kind (`SiteOption.from_text`)."""
+    value = getattr(config, _PREFIX + option.name)
+    from_command_line = _PREFIX + option.name in config.overrides
+    return option.from_text(value) if from_command_line and isinstance(value, str) else value

@@ -1,7 +1,7 @@
 """Sphinx events handed to mdchunk's build session (`IndexBuilder`).
 
 `html-page-context` runs in worker processes under `sphinx-build -j N`: each page is chunked
-there and kept in the page store (in the doctree folder, which persists across incremental
+there and kept in the page cache (in the doctree folder, which persists across incremental
 builds). `build-finished` runs in the main process: it keeps every current document from the
 store (those Sphinx did not rewrite, and those its workers wrote) and writes the index.
 """
@@ -13,7 +13,7 @@ import json
 import logging as logging_lib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from docutils import nodes
 from sphinx.builders.html import StandaloneHTMLBuilder
@@ -21,10 +21,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from mdchunk.chunking import PageInput
-from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.errors import MdChunkError
-from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
-from mdchunk.outputs.pagefind import pagefind_needed
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
@@ -38,7 +35,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _BUILDERS = ("html", "dirhtml")
-_STORE_FOLDER = "mdchunk-store"
+_CACHE_FOLDER = "mdchunk-store"
 
 
 class MdChunkBuild:
@@ -58,11 +55,8 @@ class MdChunkBuild:
             return
         try:
             settings(config, SiteFacts())
-            tokenizer_choice()
-            pagefind_needed(config.mdchunk_formats)
-        except (ExtensionError, MdChunkError) as error:
-            logger.error("mdchunk: %s", str(error).removeprefix("mdchunk: "))
-            raise SystemExit(2) from None
+        except ExtensionError as error:
+            _stop(error)
 
     def builder_inited(self, app: Sphinx) -> None:
         """Make the build session for HTML builders; say once that others write nothing."""
@@ -77,9 +71,12 @@ class MdChunkBuild:
         build = settings(config, SiteFacts(site_url=config.html_baseurl or "",
                                            site_name=str(config.project or ""),
                                            language=config.language))
-        self.builder = IndexBuilder(build, site_dir=Path(app.outdir),
-                                    store=Path(app.doctreedir) / _STORE_FOLDER,
-                                    report=self._report, log=_Prefixed(logger))
+        try:
+            self.builder = IndexBuilder(build, site_dir=Path(app.outdir),
+                                        cache=Path(app.doctreedir) / _CACHE_FOLDER,
+                                        report=self._report, log=_Prefixed(logger))
+        except MdChunkError as error:
+            _stop(error)
 
     def html_page_context(self, app: Sphinx, pagename: str, templatename: str,
                           context: dict[str, Any], doctree: nodes.document | None) -> None:
@@ -88,56 +85,49 @@ class MdChunkBuild:
             return
         source = _source_path(app, pagename)
         self.documents[source] = pagename
-        meta = _metadata(app.env.metadata.get(pagename, {}))
-        reason = metadata_exclusion(meta) or pattern_exclusion([source, pagename],
-                                                               app.config.mdchunk_exclude)
-        if reason:
-            logger.debug("mdchunk: %s left out of the chunk index (%s)", pagename, reason)
-            self.builder.exclude_page(source, by_metadata=bool(metadata_exclusion(meta)),
-                                      url=app.builder.get_target_uri(pagename))
-            return
         page = PageInput(html=context["body"], source_path=source,
                          url=app.builder.get_target_uri(pagename),
-                         title=_title(app, pagename, doctree), meta=meta)
+                         title=_title(app, pagename, doctree),
+                         meta=_metadata(app.env.metadata.get(pagename, {})))
         assert isinstance(app.builder, StandaloneHTMLBuilder)  # (html and dirhtml only)
         html_file = Path(app.builder.get_outfilename(pagename)).relative_to(app.outdir)
         try:
-            self.builder.add_page(page, markdown_path=markdown_beside(html_file.as_posix()))
+            self.builder.add_page(page, markdown_path=markdown_beside(html_file.as_posix()),
+                                  paths=[source, pagename])
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk_encoding: {error}") from error
 
     def build_finished(self, app: Sphinx, exception: Exception | None) -> None:
-        """Keep every current document from the store and write the index (main process)."""
+        """Keep every current document from the cache and write the index (main process)."""
         builder = self.builder
         if builder is None or exception is not None:
             return
-        sources = []
-        for name in sorted(app.env.found_docs):
-            source = _source_path(app, name)
-            self.documents[source] = name
-            if pattern_exclusion([source, name], app.config.mdchunk_exclude):
-                continue
-            sources.append(source)
-            if not builder.has_seen(source):  # rewritten by a worker, or not at all
-                builder.keep_page(source, report=False)
+        found = {_source_path(app, name): name for name in sorted(app.env.found_docs)}
+        self.documents.update(found)
+        for source, name in found.items():  # written by a worker (it warned), or not at all
+            builder.keep_page(source, paths=[source, name], report=False)
         try:
-            summary = builder.finish(sources, site_outline(app, lambda name: _source_path(
+            summary = builder.finish(list(found), site_outline(app, lambda name: _source_path(
                 app, name)))
         except MdChunkError as error:
             raise ExtensionError(f"mdchunk: {error}") from error
         for source in summary.lacking:
-            logger.warning("mdchunk: not found in the page store; rebuild with -E",
+            logger.warning("mdchunk: not found in the page cache; rebuild with -E",
                            location=self.documents[source], type="mdchunk", subtype="store")
-        logger.info("mdchunk: %s", summary.describe())
-        if summary.inspector is not None:
-            logger.info("mdchunk: chunk inspector: %s", summary.inspector)
-        if summary.search_page is not None:
-            logger.info("mdchunk: search page: %s", summary.search_page)
+        for line in summary.lines():
+            logger.info("mdchunk: %s", line)
 
     def _report(self, source: str, message: str) -> None:
         subtype = "page" if message.startswith("cannot be chunked") else "anchor"
         logger.warning("mdchunk: %s", message, location=self.documents.get(source, source),
                        type="mdchunk", subtype=subtype)
+
+
+def _stop(error: Exception) -> NoReturn:
+    """Stop the build with one line that says why (Sphinx's crash report would bury it under a
+    traceback)."""
+    logger.error("mdchunk: %s", str(error).removeprefix("mdchunk: "))
+    raise SystemExit(2) from None
 
 
 class _Prefixed(logging_lib.LoggerAdapter):  # type: ignore[type-arg]

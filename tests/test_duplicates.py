@@ -1,6 +1,6 @@
 """Duplicate chunks: found over the whole site when a build finishes, marked in the native
 index with the first occurrence, and left out of the embedding formats with `duplicates:
-drop`; the rules of `mdchunk.duplicates` on generated texts."""
+drop`; the rules of `mdchunk.outputs.duplicates` on generated texts."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mdchunk.cli import main
-from mdchunk.duplicates import (
+from mdchunk.outputs.duplicates import (
     NEAR_THRESHOLD,
     SKETCH_SIZE,
     ChunkPrint,

@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from mdchunk.cli import main
+from mdchunk.engines.site import chunk_site
 from mdchunk.errors import OptionError
-from mdchunk.outputs.llms import LlmsOptions
-from mdchunk.sites import chunk_site
+from mdchunk.settings import BuildSettings, LlmsOptions, OutputSettings
 from tests.conftest import build_mkdocs
 from tests.invariants import Index, check_index
 from tests.test_sphinx import EXAMPLE as SPHINX_EXAMPLE
@@ -36,12 +36,13 @@ def same_fields(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                               record["chunkNumber"]))
 
 
-def post_build_copy(site: Path, copy: Path, **options: Any) -> Path:
+def post_build_copy(site: Path, copy: Path, *, docs_dir: Path | None = None,
+                    llms: LlmsOptions | None = None) -> Path:
     """`mdchunk site` on a copy of the built `site` without the plugin's index, llms.txt and
-    Markdown (`options` for `chunk_site`; llms.txt is written unless they say otherwise)."""
+    Markdown (llms.txt is written, with `llms` or the default agent options)."""
     shutil.copytree(site, copy, ignore=shutil.ignore_patterns(
         "chunks.jsonl", "llms.txt", "llms-full*", "*.md"))
-    chunk_site(copy, **{"llms": LlmsOptions(), **options})
+    chunk_site(copy, BuildSettings(llms=llms or LlmsOptions()), docs_dir=docs_dir)
     return copy
 
 
@@ -65,7 +66,7 @@ def test_post_build_equals_the_mkdocs_plugin(example_site: Path, tmp_path: Path)
                            llms=LlmsOptions(optional=("no-headings.md",)))
     assert same_fields(Index.load(copy).records) == same_fields(plugin)
     assert (copy / "llms.txt").read_text() == (site / "llms.txt").read_text()
-    summary = chunk_site(site, docs_dir=example_site / "docs", output="post.jsonl")
+    summary = chunk_site(site, BuildSettings(index="post.jsonl"), docs_dir=example_site / "docs")
     post = Index.load(site, "post.jsonl")
     check_index(post, max_tokens=512)
     assert same_fields(post.records) == same_fields(plugin)
@@ -125,7 +126,8 @@ def test_a_stray_html_file_leaves_the_url_style_and_the_index_as_the_plugins(
 
 def test_post_build_of_material_keeps_every_invariant(example_site: Path) -> None:
     site = build_mkdocs(example_site / "mkdocs-material.yml")
-    chunk_site(site, output="post.jsonl", formats=["native", "hepilot"])
+    chunk_site(site, BuildSettings(index="post.jsonl", output=OutputSettings(
+        formats=("native", "hepilot"))))
     post = Index.load(site, "post.jsonl")
     check_index(post, max_tokens=512)
     assert not any(r["pageUrl"] == "empty/" for r in post.records)  # theme's <h1> dropped
@@ -143,7 +145,7 @@ def test_post_build_equals_the_sphinx_extension(tmp_path: Path, builder: str) ->
                            llms=LlmsOptions(optional=("empty.rst",)))
     assert same_fields(Index.load(copy).records) == same_fields(plugin)
     assert (copy / "llms.txt").read_text() == (tmp_path / "out" / "llms.txt").read_text()
-    chunk_site(tmp_path / "out", docs_dir=source, output="post.jsonl")
+    chunk_site(tmp_path / "out", BuildSettings(index="post.jsonl"), docs_dir=source)
     post = Index.load(tmp_path / "out", "post.jsonl")
     check_index(post, max_tokens=512)
     assert same_fields(post.records) == same_fields(plugin)
@@ -162,7 +164,7 @@ def test_site_url_from_the_canonical_links_sphinx_wrote_before_8_1(tmp_path: Pat
                      rf'\g<1>{name}.html"', html)
         assert 'rel="canonical"' in html and f"docs/{name}.html" in old
         page.write_text(old, encoding="utf-8")
-    chunk_site(out, docs_dir=source, output="post.jsonl")
+    chunk_site(out, BuildSettings(index="post.jsonl"), docs_dir=source)
     post = Index.load(out, "post.jsonl").records
     assert [r["absoluteUrl"] for r in post] == [
         r["absoluteUrl"] for r in Index.load(out).records]
@@ -178,14 +180,14 @@ def test_content_selector_for_unknown_themes(tmp_path: Path) -> None:
             '<p>Text of the guide.</p></div></body></html>')
     (site / "guide" / "index.html").write_text(page)
     (site / "index.html").write_text(page.replace("Guide", "Home").replace("guide", "home"))
-    summary = chunk_site(site, content_selector="div.my-content")
+    summary = chunk_site(site, BuildSettings(), content_selector="div.my-content")
     records = Index.load(site).records
     assert [r["originalText"] for r in records] == ["# Guide\n\nText of the guide.",
                                                     "# Home\n\nText of the home."]
     assert [p.url for p in summary.pages] == ["guide/", ""]  # in path order
     assert records[0]["fileTitle"] == "Guide"
     with pytest.raises(OptionError, match="content_selector"):
-        chunk_site(site, content_selector="div[")
+        chunk_site(site, BuildSettings(), content_selector="div[")
 
 
 def test_site_command_on_a_sphinx_build(tmp_path: Path) -> None:
@@ -308,8 +310,8 @@ def test_post_build_of_zensical_gives_the_plugins_titles_and_sections(example_si
     result = subprocess.run([zensical, "build", "-f", str(config)], capture_output=True,
                             text=True, check=False, cwd=example_site)
     assert result.returncode == 0, result.stdout + result.stderr
-    chunk_site(example_site / "zsite", docs_dir=example_site / "docs",
-               llms=LlmsOptions(optional=("no-headings.md",)))
+    chunk_site(example_site / "zsite", BuildSettings(llms=LlmsOptions(
+        optional=("no-headings.md",))), docs_dir=example_site / "docs")
 
     def titles(site: Path) -> dict[str, tuple[str, str]]:
         # (Zensical, like Material's search plugin, strips `data-search-exclude` from the

@@ -14,11 +14,11 @@ import pytest
 
 import mdchunk.outputs.writers
 from mdchunk.chunking import Chunker, PageChunks, PageInput
+from mdchunk.engines.site import site_pages
 from mdchunk.errors import MdChunkError
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs import inspector
 from mdchunk.outputs.inspector import write_inspector
-from mdchunk.sites import site_pages
 from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
 
 HOSTILE = "</script><script>alert(1)</script>"

@@ -16,8 +16,9 @@ import yaml
 
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
-from mdchunk.session.store import Listed, PageStore
+from mdchunk.outputs.pages import PageOutput, page_output
+from mdchunk.session.cache import PageCache, PagePointer
+from mdchunk.settings import OutputSettings
 from tests.conftest import SiteBuilder
 from tests.invariants import Index
 
@@ -100,12 +101,12 @@ def test_a_second_build_chunks_nothing_and_writes_the_same_index(tmp_path: Path)
 
 @pytest.mark.parametrize("workers", [0, 1])
 def test_the_worker_writes_the_entries_it_chunked(tmp_path: Path, workers: int) -> None:
-    """With a worker, the page's entry is written there (its time is the page's `write`
-    stage); inline, the build's process writes them at the end. Same entries either way."""
+    """Chunked in a worker or inline, each page's entry is written as it is chunked: the same
+    entries either way, and the debug log says where the pages were chunked."""
     config = _project(tmp_path, workers=workers)
     _, output = _build(config)
     [chunked] = [line for line in output.splitlines() if " pages chunked " in line]
-    assert (" write " in chunked) == bool(workers), chunked
+    assert ("in the worker process" in chunked) == bool(workers), chunked
     assert "3 written" in output
     assert sorted(_entries(tmp_path)) == ["faq.md", "guide.md", "index.md"]
     assert _build(config)[0] == 0
@@ -262,7 +263,7 @@ def test_a_dirty_build_after_the_cache_folder_was_deleted_warns(tmp_path: Path) 
     assert f"not found in the page cache {tmp_path / '.cache' / 'mdchunk'}" in warning
     assert "(pages missing: none pruned)" in output
     # the next --dirty build renders nothing: the page chunked by the last one is kept from
-    # the store (its source unchanged), the two missing pages are named again
+    # the cache (its source unchanged), the two missing pages are named again
     chunked, output = _build(config, "--dirty")
     [warning] = _warnings(output)
     assert chunked == 0 and "lacks 2 pages" in warning, warning
@@ -383,45 +384,50 @@ def _page(text: str) -> PageOutput:
     return page_output(chunker.chunk_page(page), settings)
 
 
-def test_put_get_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+def _whole(cache: PageCache, key: str) -> PageOutput | None:
+    """The page kept for `key` with its content, or None where the cache misses."""
+    return cache.read(key) if cache.summary(key) is not None else None
+
+
+def test_put_read_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     first = _page("<h1>P</h1><p>One \u00e9t\u00e9.</p><h2 id='a'>A</h2>"
                   "<pre><code>x = 1</code></pre>")
     second = _page("<h1>P</h1><p>Two.</p>")
-    cache = PageStore(tmp_path / "cache", "settings")
-    assert cache.get("k1") is None and not cache.known("k1")
+    cache = PageCache(tmp_path / "cache", "settings")
+    assert _whole(cache, "k1") is None and not cache.known("k1")
     cache.put("k1", first)
     cache.put("k2", second)
-    again = PageStore(tmp_path / "cache", "settings")
-    restored = again.get("k1")
+    again = PageCache(tmp_path / "cache", "settings")
+    restored = _whole(again, "k1")
     assert restored == first and again.known("k1")
     assert isinstance(restored.records["native"][0], str)  # JSON text, written as it is
     assert restored.records["files"] == first.records["files"]
-    assert PageStore(tmp_path / "cache", "other settings").get("k1") is None
-    monkeypatch.setattr("mdchunk.session.store.__version__", "9.9.9")
-    assert again.get("k1") is None  # another version's file name
+    assert _whole(PageCache(tmp_path / "cache", "other settings"), "k1") is None
+    monkeypatch.setattr("mdchunk.session.cache.__version__", "9.9.9")
+    assert _whole(again, "k1") is None  # another version's file name
     monkeypatch.undo()
     (tmp_path / "cache" / "notes.json").write_text("{}")  # not named as an entry: kept
     (tmp_path / "cache" / ("0" * 64 + ".json")).write_text("{}")  # an unused entry
     assert again.prune({"k1"}) == 2
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == sorted(
         [again.path("k1").name, "notes.json"])
-    assert again.get("k1") == first and again.get("k2") is None
+    assert _whole(again, "k1") == first and _whole(again, "k2") is None
     assert cache.known("k2") and cache.prune({"k1"}) == 0 and not cache.known("k2")
     header, *rest = again.path("k1").read_bytes().split(b"\n")
     again.path("k1").write_bytes(b"\n".join(
         [json.dumps({**json.loads(header), "version": "0.0.1"}).encode(), *rest]))
-    assert again.get("k1") is None  # another version's entry under this name
+    assert _whole(again, "k1") is None  # another version's entry under this name
     again.path("k1").write_bytes(b"\x00\xff not json")
-    with caplog.at_level("DEBUG", logger="mdchunk.session.store"):
-        assert again.get("k1") is None
+    with caplog.at_level("DEBUG", logger="mdchunk.session.cache"):
+        assert _whole(again, "k1") is None
     assert again.path("k1").name in caplog.text
 
 
 def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
     """`summary` gives the page's counts only; `read` its content; a cut entry is a miss."""
     page = _page("<h1>P</h1><p>Text.</p><h2 id='a'>A</h2><p>More text.</p>")
-    cache = PageStore(tmp_path / "cache", "settings")
+    cache = PageCache(tmp_path / "cache", "settings")
     cache.put("k1", page)
     summary = cache.summary("k1")
     assert summary is not None and summary.stored
@@ -430,10 +436,13 @@ def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"p\.md: a page without its content"):
         cache.put("k2", summary)
     lines = cache.path("k1").read_bytes().split(b"\n")
-    assert len(lines) == 4 + sum(map(len, page.records.values()))
+    markdown = page.markdown.encode()  # kept as it is (not as JSON), after the header
+    rest = cache.path("k1").read_bytes().split(b"\n", 1)[1]
+    assert b"\n" in markdown and rest.startswith(markdown + b"\n")
+    assert rest[len(markdown) + 1:].count(b"\n") == 1 + sum(map(len, page.records.values()))
     for cut in (lines[:-2], [*lines[:-2], b""]):  # a record missing
         cache.path("k1").write_bytes(b"\n".join(cut))
-        assert cache.summary("k1") is None and cache.get("k1") is None
+        assert cache.summary("k1") is None and _whole(cache, "k1") is None
         with pytest.raises(ValueError, match="truncated"):
             cache.read("k1")
     cache.path("k1").unlink()
@@ -443,11 +452,11 @@ def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
 
 def test_the_markdown_alone_is_read_from_the_first_lines_of_an_entry(tmp_path: Path) -> None:
     page = _page("<h1>P</h1><p>Text é.</p><h2 id='a'>A</h2><p>More text.</p>")
-    cache = PageStore(tmp_path / "cache", "settings")
+    cache = PageCache(tmp_path / "cache", "settings")
     cache.put("k1", page)
     assert cache.markdown("k1") == page.markdown
     lines = cache.path("k1").read_bytes().split(b"\n")
-    cache.path("k1").write_bytes(lines[0] + b"\n" + lines[1][:-3])  # the Markdown cut
+    cache.path("k1").write_bytes(lines[0] + b"\n" + page.markdown.encode()[:-3])  # cut
     with pytest.raises(ValueError, match="truncated"):
         cache.markdown("k1")
     header = lines[0].replace(b'"settings":"settings"', b'"settings":"another build"', 1)
@@ -478,15 +487,16 @@ def test_the_build_process_keeps_only_the_counts_of_cached_pages(
     streamed = {name: (site / name).read_bytes() for name in names}
     config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
     build(config)
-    pages = [page.output for page in config.plugins["mdchunk"].builder.pages.values()]
+    pages = [page.output for page in config.plugins["mdchunk"].builder.index.pages.values()]
     assert len(pages) == 3
     assert all(page.stored and not page.records and not page.markdown for page in pages)
     (tmp_path / "mkdocs.yml").write_text((tmp_path / "mkdocs.yml").read_text().replace(
         "workers: 0", "workers: 0\n    cache: false"))
     config = load_config(config_file=str(tmp_path / "mkdocs.yml"))
     build(config)
-    # without the cache, the pages go through a store of the build's own all the same
-    assert all(page.output.stored for page in config.plugins["mdchunk"].builder.pages.values())
+    # without the cache, the pages go through a cache of the build's own all the same
+    held = config.plugins["mdchunk"].builder.index.pages.values()
+    assert all(page.output.stored for page in held)
     assert streamed == {name: (site / name).read_bytes() for name in streamed}
     assert b"Streamed Guide" in streamed["chunks.jsonl"]
 
@@ -554,53 +564,53 @@ def test_a_fully_cached_build_starts_no_process(tmp_path: Path) -> None:
 def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
                              monkeypatch: pytest.MonkeyPatch) -> None:
     page = _page("<h1>P</h1><p>Text.</p>")
-    cache = PageStore(tmp_path / "project" / ".cache", "settings")
+    cache = PageCache(tmp_path / "project" / ".cache", "settings")
     site = tmp_path / "project" / "site"
     assert cache.manifest(site) == {}
-    listed = {"p.md": Listed("s1", "k1", "p/index.md"), "q.md": Listed("s2", None)}
+    listed = {"p.md": PagePointer("s1", "k1", "p/index.md"), "q.md": PagePointer("s2", None)}
     cache.put("k1", page)
     cache.put("k2", page)
     cache.write_manifest(site, listed)
-    assert PageStore(tmp_path / "project" / ".cache", "settings").manifest(site) == listed
+    assert PageCache(tmp_path / "project" / ".cache", "settings").manifest(site) == listed
     [pointer] = [json.loads(path.read_bytes())
                  for path in (tmp_path / "project" / ".cache" / "pages").glob("*.json")
                  if json.loads(path.read_bytes())["page"] == "p.md"]
     assert pointer["site"] == "../site"
     assert cache.manifest(tmp_path / "project" / "other-site") == {}
-    assert PageStore(tmp_path / "project" / ".cache", "other settings").manifest(site) == {}
-    monkeypatch.setattr("mdchunk.session.store.__version__", "9.9.9")
+    assert PageCache(tmp_path / "project" / ".cache", "other settings").manifest(site) == {}
+    monkeypatch.setattr("mdchunk.session.cache.__version__", "9.9.9")
     assert cache.manifest(site) == {}
     monkeypatch.undo()
     assert cache.prune(set()) == 1  # k2; k1 is named by the manifest
-    assert cache.get("k1") == page and cache.get("k2") is None
+    assert _whole(cache, "k1") == page and _whole(cache, "k2") is None
     moved = tmp_path / "moved"
     shutil.move(tmp_path / "project", moved)  # a project moved whole keeps its manifest
-    assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == listed
+    assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == listed
     pointers = sorted((moved / ".cache" / "pages").glob("*.json"))
     for bad in (b"{", b"[]", json.dumps({"version": "x"}).encode()):
         for path in pointers:
             path.write_bytes(bad)
-        with caplog.at_level("DEBUG", logger="mdchunk.session.store"):
-            assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
+        with caplog.at_level("DEBUG", logger="mdchunk.session.cache"):
+            assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == {}
     pointer = {"version": "", "settings": "settings", "site": "../site", "page": "p.md",
                "listed": {"source": 1, "key": "k1", "markdown": None}}
-    monkeypatch.setattr("mdchunk.session.store.__version__", "")
+    monkeypatch.setattr("mdchunk.session.cache.__version__", "")
     pointers[0].write_text(json.dumps(pointer))
-    assert PageStore(moved / ".cache", "settings").manifest(moved / "site") == {}
+    assert PageCache(moved / ".cache", "settings").manifest(moved / "site") == {}
     assert "cannot be used" in caplog.text
 
 
 def test_a_folder_that_turns_unwritable_disables_the_cache(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     folder = tmp_path / "cache"
-    cache = PageStore(folder, "settings")
+    cache = PageCache(folder, "settings")
     assert cache.enabled
     folder.rmdir()
     folder.write_text("now a file")
     page = _page("<h1>P</h1><p>Text.</p>")
-    with caplog.at_level("WARNING", logger="mdchunk.session.store"):
+    with caplog.at_level("WARNING", logger="mdchunk.session.cache"):
         cache.put("k1", page)
         cache.put("k2", page)
-    assert not cache.enabled and cache.get("k1") is None and cache.prune(set()) == 0
+    assert not cache.enabled and _whole(cache, "k1") is None and cache.prune(set()) == 0
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and str(folder) in warnings[0], warnings

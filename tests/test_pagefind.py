@@ -27,18 +27,16 @@ import yaml
 
 from mdchunk import OptionError
 from mdchunk.chunking.markdown_text import markdown_to_text
-from mdchunk.outputs import pagefind as pagefind_output
-from mdchunk.outputs.pagefind import (
+from mdchunk.outputs import pagefind_bundle as pagefind_output
+from mdchunk.outputs.pagefind_bundle import (
     BUNDLE_ENTRY,
-    SEARCH_PAGE,
     PagefindError,
-    PagefindSettings,
-    check_bundle_folder,
     write_bundle,
 )
 from mdchunk.outputs.profiles import ProfileSettings, pagefind_records
 from mdchunk.outputs.profiles.pagefind import sections
 from mdchunk.outputs.sqlite import search
+from mdchunk.settings import SEARCH_PAGE, PagefindSettings, check_bundle_folder
 from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
 from tests.helpers import chunk_page, read_jsonl
 from tests.test_cli import run

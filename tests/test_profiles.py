@@ -22,6 +22,7 @@ from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks
 from mdchunk.chunking.markdown_text import markdown_to_text
+from mdchunk.engines.site import site_pages
 from mdchunk.outputs import formats as output_module
 from mdchunk.outputs.formats import page_records, write_records
 from mdchunk.outputs.profiles import (
@@ -47,7 +48,6 @@ from mdchunk.outputs.profiles import (
     to_flat,
     to_semantic,
 )
-from mdchunk.sites import site_pages
 from tests.conftest import EXAMPLE_SITE, REPO, SiteBuilder
 from tests.helpers import chunk_page
 from tests.invariants import Index

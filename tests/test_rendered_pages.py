@@ -17,7 +17,8 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk.chunking import PageInput
-from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.settings import BuildSettings
 from tests.conftest import SiteBuilder
 from tests.invariants import Index
 from tests.test_llms import check_llms_site, entries, expected_twin

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from mdchunk.engines.site import chunk_site
 from mdchunk.mcp.index import load_docs
 from mdchunk.outputs.twins import twin_path
-from mdchunk.sites import chunk_site
+from mdchunk.settings import BuildSettings
 from tests.conftest import SiteBuilder
 from tests.invariants import Index, check_index
 from tests.test_sphinx import make_project, sphinx_build
@@ -94,7 +95,7 @@ def test_mdchunk_site_gives_the_built_pages_the_same_titles(titled_site: Path,
                                                            tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(titled_site, copy)
-    chunk_site(copy, output="post.jsonl")
+    chunk_site(copy, BuildSettings(index="post.jsonl"))
     plugin, post = Index.load(titled_site), Index.load(copy, "post.jsonl")
     fields = ("id", "fileTitle", "headerPath", "headerDepths", "headerSlugs", "url",
               "originalText", "embedText", "tokenStats")
@@ -127,7 +128,7 @@ def test_sphinx_titles_are_the_first_section_and_none_without_one(tmp_path: Path
     raw = pages["raw.html"]
     assert [(record["fileTitle"], record["headerPath"]) for record in raw] == [("", [])]
     assert "<no title>" not in (tmp_path / "out" / "chunks.jsonl").read_text(encoding="utf-8")
-    chunk_site(tmp_path / "out", docs_dir=source, output="post.jsonl")
+    chunk_site(tmp_path / "out", BuildSettings(index="post.jsonl"), docs_dir=source)
     post = by_page(Index.load(tmp_path / "out", "post.jsonl"))
     assert {url: [(r["fileTitle"], r["headerPath"]) for r in records]
             for url, records in post.items()} == {

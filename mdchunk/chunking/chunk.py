@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import hashlib
 import uuid
-from collections.abc import Mapping
 from typing import Any
 
 from mdchunk.chunking.tokens import estimate_tokens
@@ -344,8 +343,6 @@ class PageChunks:
     notes: tuple[str, ...] = ()
     """Facts about the page that mdchunk copes with (headings without an id): said at info
     level, never a warning that fails a strict build."""
-    timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
-    """Seconds spent on the page per stage (see `mdchunk.timing`); not part of the result."""
     sections: tuple[PageSection, ...] = ()
     """The page and every section of its heading tree, in document order (none for a page
     without chunks)."""

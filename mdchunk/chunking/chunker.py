@@ -23,7 +23,6 @@ from mdchunk.chunking.summary import page_summary
 from mdchunk.chunking.tokens import TokenCounter, token_counter
 from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.options import ChunkOptions
-from mdchunk.timing import StageTimer
 
 
 def build_time() -> str:
@@ -47,9 +46,7 @@ class Chunker:
         processed_at: str | None = None,
     ) -> None:
         self.options = options
-        self.timer = StageTimer()
-        """Seconds per stage over every page this chunker chunked."""
-        self.count = self.timer.counting(counter or token_counter(options.encoding))
+        self.count = counter or token_counter(options.encoding)
         self.site_url = site_url
         self.processed_at = processed_at or build_time()
         self.reproducible = "SOURCE_DATE_EPOCH" in os.environ
@@ -58,55 +55,40 @@ class Chunker:
     def chunk_page(self, page: PageInput) -> PageChunks:
         """Parse, pack and describe one page."""
         began = time.perf_counter()
-        timer = self.timer
-        before = timer.snapshot()
         # Imported with the first page chunked: a process that only hands pages to workers and
         # writes their records never loads lxml.
         from mdchunk.chunking.html import convert_tree, parse_tree
 
         described = clean_page(page)
-        with timer.stage("parse"):
-            tree = parse_tree(page.html)
-        with timer.stage("convert"):
-            parsed = convert_tree(tree, page_url=page.url, site_url=self.site_url,
-                                  title=described.title)
-            del tree
+        parsed = convert_tree(parse_tree(page.html), page_url=page.url, site_url=self.site_url,
+                              title=described.title)
         embed = EmbedTemplate(self.options.embed_template, title=described.title,
                               page_url=described.url, count=self.count,
                               links=self.options.embed_links)
-        with timer.stage("pack"):
-            root = build_tree(parsed)
-            packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks, embed)
-            pieces = packer.pack(root)
-            spans = [piece.start for piece in pieces]
-            if self.options.overlap_mode == "text" and self.options.overlap_tokens:
-                spans = text_overlap_starts(parsed, pieces, self.count,
-                                            self.options.overlap_tokens)
+        root = build_tree(parsed)
+        packer = Packer(parsed.markdown, self.count, self.options, parsed.blocks, embed)
+        pieces = packer.pack(root)
+        spans = [piece.start for piece in pieces]
+        if self.options.overlap_mode == "text" and self.options.overlap_tokens:
+            spans = text_overlap_starts(parsed, pieces, self.count, self.options.overlap_tokens)
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
-        with timer.stage("describe"):
-            settings = DescribeSettings(self.options, self.count, self.site_url,
-                                        self.processed_at, self._options_dict)
-            # (`_plain` recurses: in Python, too deep a front matter raises RecursionError,
-            # where compiled code would overflow the C stack)
-            builder = ChunkBuilder(settings, described, parsed, elapsed, packer.tokens,
-                                   embed=embed, meta=_plain(dict(page.meta)))
-            chunks = tuple(
-                builder.chunk(number, len(pieces), piece, spans, pieces)
-                for number, piece in enumerate(pieces)
-            )
-            sections = page_sections(root, pieces, packer.tokens) if pieces else ()
-            summary = page_summary(parsed)
-        warnings = _warnings(root)
+        settings = DescribeSettings(self.options, self.count, self.site_url, self.processed_at,
+                                    self._options_dict)
+        # (`_plain` recurses: in Python, too deep a front matter raises RecursionError, where
+        # compiled code would overflow the C stack)
+        builder = ChunkBuilder(settings, described, parsed, elapsed, packer.tokens, embed=embed,
+                               meta=_plain(dict(page.meta)))
+        chunks = tuple(builder.chunk(number, len(pieces), piece, spans, pieces)
+                       for number, piece in enumerate(pieces))
         return PageChunks(
             source_path=page.source_path,
             url=page.url,
             markdown=parsed.markdown,
             chunks=chunks,
-            warnings=warnings,
+            warnings=_warnings(root),
             notes=_notes(root, title_added=parsed.title_added),
-            timings=timer.since(before),
-            sections=sections,
-            summary=summary,
+            sections=page_sections(root, pieces, packer.tokens) if pieces else (),
+            summary=page_summary(parsed),
         )
 
 

@@ -1,8 +1,9 @@
 """`mdchunk chunk` and `mdchunk site`: the commands that build an index, and their settings.
 
 Both take their settings from a `--config` file (`config_file.py`) and their flags (`flags.py`),
-later ones winning; a bad value names the file and key that set it, or the flag. `chunk` renders
-Markdown files and hands them to an `IndexBuilder`; `site` reads a built site (`mdchunk.sites`).
+later ones winning; a bad value names the file and key that set it, or the flag. `chunk`
+renders Markdown files and hands them to an `IndexBuilder`; `site` reads a built site
+(`mdchunk.engines.site`).
 """
 
 from __future__ import annotations
@@ -11,14 +12,16 @@ import dataclasses
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from mdchunk.cli.config_file import options_of_file, plugin_options
+from mdchunk.cli.config_file import FILE_KEYS, PLUGIN_ONLY, options_of_file, plugin_options
 from mdchunk.cli.flags import chunking_flags, jobs_flags, llms_flags
-from mdchunk.duplicates import checked_mode
 from mdchunk.errors import MdChunkError, OptionError
+
+if TYPE_CHECKING:
+    from mdchunk.settings import BuildSettings
 
 #: The flags of options whose name is not the flag's.
 _FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'",
@@ -97,20 +100,19 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
                             f"'--mkdocs-config' ({mkdocs_config})")
         if config_file is not None:
             settings.update(options_of_file(config_file, "chunk"), f"'--config' ({config_file})")
-        settings.update(_flag_settings(formats, flags))
-        options, output = _split_settings(settings.values)
+        settings.update(_flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
+        build = _split_settings(settings.values, "chunk")
     except (MdChunkError, OSError) as error:
         raise _fail(error, settings.origins) from error
     from mdchunk.engines.sources import find_sources
 
     try:
-        sources = find_sources(paths, exclude=list(output.get("exclude") or []))
+        sources = find_sources(paths, exclude=list(build.exclude))
     except SourceError as error:
         raise _fail(error) from error
     renderer = Renderer(markdown_config,
                         files=[s.source_path for s in sources] + _all_files(paths))
-    _run_chunk(sources, renderer, options, output, out,
-               progress=any(path.is_dir() for path in paths), jobs=jobs, tokenizer=tokenizer)
+    _run_chunk(sources, renderer, build, out, progress=any(path.is_dir() for path in paths))
 
 
 def _all_files(paths: Sequence[Path]) -> list[str]:
@@ -123,8 +125,10 @@ def _all_files(paths: Sequence[Path]) -> list[str]:
     return names
 
 
-def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings given as flags (those not given are left out)."""
+def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any], *, jobs: int,
+                   tokenizer: str | None) -> dict[str, Any]:
+    """The settings given as flags (those not given are left out), named as the options
+    (`SITE_OPTIONS`): `-j/--jobs` sets `workers` (1: none), `--tokenizer` the `tokenizer`."""
     settings = {
         name: value for name, value in flags.items()
         if value is not None and value != () and not name.startswith("adaptive_")
@@ -143,57 +147,52 @@ def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any]) -> dict[str
     }
     if adaptive:
         settings["adaptive_sizing"] = adaptive
+    settings["workers"] = 0 if jobs <= 1 else jobs
+    if tokenizer is not None:
+        settings["tokenizer"] = tokenizer
     return settings
 
 
-def _split_settings(settings: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """The chunking options (validated) and the output settings."""
-    from mdchunk.options import ChunkOptions, check_output_path
-    from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
-    from mdchunk.outputs.profiles import check_formats
+def _split_settings(values: Mapping[str, Any], command: str) -> BuildSettings:
+    """The build's settings from a command's options (files and flags), through the one
+    schema (`mdchunk.session.config.build_settings`). What the command has no use for is left
+    out: the MkDocs plugin's own options (their flags set `workers`), and for `chunk`, whose
+    output is an index and not a site, the agent outputs.
 
-    fields = {field.name for field in dataclasses.fields(ChunkOptions)}
-    options = ChunkOptions.validated({key: value for key, value in settings.items()
-                                      if key in fields})
-    output = {key: value for key, value in settings.items() if key not in fields}
-    output["formats"] = check_formats(output.get("formats") or ["native"])
-    name = check_output_path(output.get("output") or "chunks.jsonl")
-    output["output"] = name
-    output["duplicates"] = checked_mode(output.get("duplicates", "mark"))
-    output["pagefind"] = PagefindSettings.validated(
-        folder=output.get("pagefind_output") or DEFAULT_FOLDER,
-        search_page=bool(output.get("pagefind_search_page")), formats=output["formats"])
-    return options, output
+    Raises:
+        OptionError: naming the first bad value.
+    """
+    from mdchunk.session.config import SiteFacts, build_settings
+    from mdchunk.settings import LLMS_OPTIONS
+
+    unused = {*PLUGIN_ONLY, *FILE_KEYS} - {"workers"}
+    if command == "chunk":
+        unused |= set(LLMS_OPTIONS)
+    given = {name: value for name, value in values.items() if name not in unused}
+    if command == "chunk":
+        given["llms_txt"] = False
+    return build_settings(given, SiteFacts(site_url=str(values.get("site_url") or "")))
 
 
-def _run_chunk(sources: Sequence[Any], renderer: Any, options: Any, output: Mapping[str, Any],
-               out: Path, *, progress: bool, jobs: int, tokenizer: str | None) -> None:
-    from mdchunk.exclusion import metadata_exclusion
-    from mdchunk.outputs.pages import OutputSettings
+def _run_chunk(sources: Sequence[Any], renderer: Any, settings: BuildSettings, out: Path, *,
+               progress: bool) -> None:
     from mdchunk.outputs.twins import page_markdown_path
-    from mdchunk.session.builder import BuildSettings, IndexBuilder
+    from mdchunk.session.builder import IndexBuilder
 
-    settings = BuildSettings(
-        options=options, output=OutputSettings(
-            formats=tuple(output["formats"]),
-            pagefind_filters=tuple(output.get("pagefind_filters") or ())),
-        index=output["output"], site_url=str(output.get("site_url") or ""),
-        write_markdown=output.get("write_markdown", True) is not False,
-        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
-        duplicates=output["duplicates"])
-    builder = IndexBuilder(settings, site_dir=out, report=lambda source, message: click.echo(
-        f"warning: {source}: {message}", err=True))
     order: list[str] = []
     show = progress and sys.stderr.isatty()
+    try:
+        builder = IndexBuilder(settings, site_dir=out, report=lambda source, message: (
+            click.echo(f"warning: {source}: {message}", err=True)))
+    except MdChunkError as error:
+        raise _fail(error) from error
     try:
         with click.progressbar(sources, label="Chunking", file=sys.stderr,
                                show_pos=True) if show else _nullbar(sources) as bar:
             for source in bar:
                 page = renderer.render(source)
-                if metadata_exclusion(page.meta):
-                    continue
-                order.append(page.source_path)
-                builder.add_page(page, markdown_path=page_markdown_path(page.url))
+                if not builder.add_page(page, markdown_path=page_markdown_path(page.url)):
+                    order.append(page.source_path)
         summary = builder.finish(order)
     except (OSError, MdChunkError) as error:
         raise _fail(error) from error
@@ -243,26 +242,16 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     sections of llms.txt come from the navigation the pages show. Where a plugin sees the
     same site, the chunks are the plugin's.
     """
-    from mdchunk.outputs.llms import OPTIONS, LlmsOptions
+    from mdchunk.engines.site import chunk_site
     from mdchunk.outputs.pages import counted, index_summary
-    from mdchunk.sites import chunk_site
 
     settings = _Settings()
     try:
         if config_file is not None:
             settings.update(options_of_file(config_file, "site"), f"'--config' ({config_file})")
-        settings.update(_flag_settings(formats, flags))
-        options, output = _split_settings(settings.values)
-        llms = LlmsOptions.validated({name: output.get(name) for name in OPTIONS})
-        summary = chunk_site(
-            site_dir, options=options, formats=output["formats"], docs_dir=docs_dir,
-            content_selector=content_selector, site_url=output.get("site_url"),
-            exclude=list(output.get("exclude") or ()),
-            write_markdown=output.get("write_markdown") is not False, output=output["output"],
-            jobs=jobs, tokenizer=tokenizer, pagefind=output["pagefind"],
-            pagefind_filters=list(output.get("pagefind_filters") or ()),
-            llms=llms, duplicates=output["duplicates"],
-        )
+        settings.update(_flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
+        summary = chunk_site(site_dir, _split_settings(settings.values, "site"),
+                             docs_dir=docs_dir, content_selector=content_selector)
     except (MdChunkError, OSError) as error:
         raise _fail(error, settings.origins) from error
     for warning in summary.warnings:

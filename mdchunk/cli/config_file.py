@@ -19,11 +19,11 @@ if TYPE_CHECKING:
 
 #: Keys of a `--config` file besides the MkDocs plugin's options: the site's url, which the
 #: plugin takes from mkdocs.yml.
-_FILE_KEYS = ("site_url",)
+FILE_KEYS = ("site_url",)
 
 #: The MkDocs plugin's options that the `mdchunk` command has no use for, and why. A `--config`
 #: file may set them (it may hold the plugin's options, copied): each gets a note.
-_PLUGIN_ONLY = {
+PLUGIN_ONLY = {
     "enabled": "the command chunks whenever it is run",
     "inspector": "the plugin and the Sphinx extension write the inspector",
     "workers": "-j/--jobs sets the processes that chunk pages",
@@ -53,7 +53,7 @@ def options_of_file(path: Path, command: str) -> dict[str, Any]:
         raise click.BadParameter(f"expected a mapping of mdchunk options, got {data!r}",
                                  param_hint=hint)
     if not is_mkdocs_config(data):
-        _check_keys(data, hint, also=_FILE_KEYS)
+        _check_keys(data, hint, also=FILE_KEYS)
         _note_unused(data, path, command)
         return dict(data)
     if command != "site":
@@ -97,13 +97,13 @@ def _note_unused(values: Mapping[str, Any], path: Path, command: str) -> None:
     """Say which options of a `--config` file do nothing in `command`: the MkDocs plugin's own,
     and for `chunk` the agent outputs' (it writes an index of files; llms.txt, Markdown twins
     and the hidden directive belong to a site, whose pages they link to)."""
-    from mdchunk.outputs.llms import OPTIONS
+    from mdchunk.settings import LLMS_OPTIONS
 
     for key in values:
-        if key in _PLUGIN_ONLY:
+        if key in PLUGIN_ONLY:
             click.echo(f"note: {path}: {key}: an option of the MkDocs plugin that mdchunk "
-                       f"{command} has no use for ({_PLUGIN_ONLY[key]})", err=True)
-    named = [name for name in OPTIONS if name in values]
+                       f"{command} has no use for ({PLUGIN_ONLY[key]})", err=True)
+    named = [name for name in LLMS_OPTIONS if name in values]
     if named and command == "chunk":
         click.echo(f"note: {', '.join(named)}: mdchunk chunk writes no llms.txt (its output is "
                    "an index, not a site); build the site with the plugin, or run mdchunk site "

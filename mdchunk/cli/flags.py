@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from mdchunk.duplicates import DUPLICATE_MODES
+from mdchunk.settings import DUPLICATE_MODES
 
 _CHUNKING_FLAGS = (
     click.option("--max-tokens", type=int, help="Largest chunk in tokens (512)."),

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from mdchunk.outputs.pagefind import DEFAULT_FOLDER, write_bundle
+from mdchunk.outputs.pagefind_bundle import write_bundle
 from mdchunk.outputs.profiles import (
     PROFILES,
     ChunksLike,
@@ -28,6 +28,7 @@ from mdchunk.outputs.writers import (
     replace_folder,
     write_jsonl,
 )
+from mdchunk.settings import DEFAULT_FOLDER
 
 
 def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None,

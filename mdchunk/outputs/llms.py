@@ -27,7 +27,6 @@ from mdchunk.chunking.chunk import PageChunks, PageSection
 from mdchunk.chunking.span_counts import last_piece_start
 from mdchunk.chunking.summary import is_version_title
 from mdchunk.chunking.tokens import TokenCounter
-from mdchunk.errors import OptionError
 from mdchunk.outputs.llms_full import (
     FullFile,
     FullPage,
@@ -49,68 +48,10 @@ from mdchunk.outputs.twins import (
     write_twin,
 )
 from mdchunk.outputs.writers import write_text
-
-DEFAULT_FULL_MAX_TOKENS = 100_000
-"""`llms_full_max_tokens` by default: a file that fits the context window of the models coding
-agents commonly run on, with room left for the question and the answer."""
-
-OPTIONS: Mapping[str, Any] = {
-    "llms_txt": True,
-    "llms_full": True,
-    "llms_full_max_tokens": DEFAULT_FULL_MAX_TOKENS,
-    "llms_optional": [],
-    "llms_directive": True,
-}
-"""The agent outputs' options with their defaults, as users write them (MkDocs plugin options;
-`mdchunk_<name>` in Sphinx; `mdchunk site` flags)."""
+from mdchunk.settings import LlmsOptions
 
 _NO_TEXT = "This page has no text."
 """The twin of a page without text, under its note."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class LlmsOptions:
-    """What to write for agents besides the index (`OPTIONS`, validated)."""
-
-    full: bool = True
-    """Write `llms-full.txt` (split into files within `full_max_tokens` where needed)."""
-    full_max_tokens: int = DEFAULT_FULL_MAX_TOKENS
-    """Most tokens in one `llms-full` file, unless one page alone holds more."""
-    optional: tuple[str, ...] = ()
-    """Glob patterns of source paths whose pages go under `## Optional`."""
-    directive: bool = True
-    """Open each twin with a note, and each HTML page with a hidden element, that point to
-    `llms.txt`."""
-
-    @classmethod
-    def validated(cls, values: Mapping[str, Any]) -> LlmsOptions | None:
-        """The options from user values named as in `OPTIONS` (missing or None: the default);
-        None when `llms_txt` is off.
-
-        Raises:
-            OptionError: naming the first bad value.
-        """
-        unknown = sorted(set(values) - set(OPTIONS))
-        if unknown:
-            raise OptionError(unknown[0], f"unknown option; known: {', '.join(OPTIONS)}")
-        given = {name: values.get(name) for name in OPTIONS}
-        merged = {name: OPTIONS[name] if value is None else value for name, value in given.items()}
-        for name in ("llms_txt", "llms_full", "llms_directive"):
-            if not isinstance(merged[name], bool):
-                raise OptionError(name, f"must be a bool (true or false), got {merged[name]!r}")
-        budget = merged["llms_full_max_tokens"]
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise OptionError("llms_full_max_tokens", f"must be an integer of 1 or more "
-                              f"(tokens), got {budget!r}")
-        optional = merged["llms_optional"]
-        if not isinstance(optional, list | tuple) or not all(
-                isinstance(pattern, str) for pattern in optional):
-            raise OptionError("llms_optional", f"must be a list of glob patterns (str), got "
-                              f"{optional!r}")
-        if not merged["llms_txt"]:
-            return None
-        return cls(full=merged["llms_full"], full_max_tokens=budget, optional=tuple(optional),
-                   directive=merged["llms_directive"])
 
 
 # -- what a page contributes (where it is chunked) ----------------------------------------------
@@ -391,5 +332,4 @@ def _entry_line(entry: _Entry) -> str:
     return f"- [{link_text(entry.title) or entry.page.source}]({entry.twin_link}): {details}"
 
 
-__all__ = ["OPTIONAL", "OPTIONS", "ListedPage", "LlmsOptions", "page_facts",
-           "write_agent_outputs"]
+__all__ = ["OPTIONAL", "ListedPage", "page_facts", "write_agent_outputs"]

@@ -1,7 +1,7 @@
 """Duplicate marks applied to the records a build writes (`duplicates` option).
 
-The marks are found at the build's finish (`mdchunk.duplicates.find_duplicates`), after every
-page's records were made; this applies them while the records are written: a marked chunk's
+The marks are found at the build's finish (`mdchunk.outputs.duplicates.find_duplicates`), after
+every page's records were made; this applies them while the records are written: a marked chunk's
 native record (and its SQLite row) holds its `duplicateOf`, and with `duplicates: drop` the
 embedding formats (`Profile.embedding`) leave marked chunks out. Other formats (search records,
 sections, the Pagefind bundle) keep every chunk: a reader searching the site expects each page
@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from mdchunk.duplicates import Duplicate
+from mdchunk.outputs.duplicates import Duplicate
 from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.writers import dumps
 

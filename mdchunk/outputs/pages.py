@@ -14,31 +14,11 @@ from typing import Any
 
 from mdchunk.chunking import PageChunks
 from mdchunk.chunking.tokens import TokenCounter
-from mdchunk.duplicates import chunk_print
+from mdchunk.outputs.duplicates import chunk_print
 from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
 from mdchunk.outputs.llms import page_facts
-from mdchunk.timing import StageTimer
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class OutputSettings:
-    """What to make of each chunked page besides its chunks."""
-
-    formats: tuple[str, ...] = ("native",)
-    """The output formats (names from `mdchunk.outputs.profiles.PROFILES`)."""
-    language: str | None = None
-    """The site's natural language (see `ProfileSettings`)."""
-    inspector: bool = False
-    """Whether to keep the chunk inspector's data of the page."""
-    pagefind_filters: tuple[str, ...] = ()
-    """Front matter keys that become Pagefind filters, besides `tags` (see `ProfileSettings`)."""
-    agents: bool = False
-    """Whether to keep what `llms.txt` needs of the page (`mdchunk.outputs.llms.page_facts`)."""
-    directive: bool = False
-    """Whether the page's Markdown twin opens with the note that points to `llms.txt`."""
-    duplicates: bool = False
-    """Whether to keep each chunk's print, for the duplicate marks (`mdchunk.duplicates`)."""
+from mdchunk.settings import OutputSettings
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -60,11 +40,9 @@ class PageOutput:
     """Facts about the page that mdchunk copes with (see `PageChunks.notes`)."""
     inspector: Mapping[str, Any] | None
     """The inspector's data of the page (`mdchunk.outputs.inspector.page_data`), when asked for."""
-    timings: Mapping[str, float] = dataclasses.field(default_factory=dict, compare=False)
-    """Seconds per stage spent on the page (see `mdchunk.timing`)."""
     stored: bool = False
     """True when `markdown`, `records` and `inspector` are not held here (left empty) but in the
-    page's entry of the page store (`mdchunk.session.store`), read back when the index is
+    page's entry of the page cache (`mdchunk.session.cache`), read back when the index is
     written."""
     agent: Mapping[str, Any] | None = None
     """What `llms.txt` needs of the page, when asked for and the page has text (see
@@ -75,49 +53,33 @@ class PageOutput:
     the pages back."""
 
     def without_content(self) -> PageOutput:
-        """This page as a build holds it once its content is on disk: its counts, warnings and
-        timings, not its Markdown, records or inspector data."""
+        """This page as a build holds it once its content is on disk: its counts and warnings,
+        not its Markdown, records or inspector data."""
         return dataclasses.replace(self, markdown="", records={}, inspector=None, stored=True)
 
 
-def page_output(result: PageChunks, settings: OutputSettings,
-                timer: StageTimer | None = None, *, count: TokenCounter | None = None,
-                site_url: str = "") -> PageOutput:
-    """The records of every selected format of one chunked page (timed as `records`) and its
-    chunks' prints (as `duplicates`).
+def page_output(result: PageChunks, settings: OutputSettings, *,
+                count: TokenCounter | None = None, site_url: str = "") -> PageOutput:
+    """The records of every selected format of one chunked page and its chunks' prints.
 
     `count` (the chunker's counter) and `site_url` (the page's) serve the agent outputs'
     facts, when `settings.agents` asks for them."""
-    timer = timer or StageTimer()
-    before = timer.snapshot()
-    with timer.stage("records"):
-        records = encoded_page_records(result, settings.formats, language=settings.language,
-                                       pagefind_filters=settings.pagefind_filters)
-        inspector = page_data(result) if settings.inspector else None
-        agent = page_facts(result, count=count, site_url=site_url, directive=settings.directive
-                           ) if settings.agents and count is not None else None
-    with timer.stage("duplicates"):
-        prints = tuple(chunk_print(chunk.id, chunk.text).as_json() for chunk in result.chunks
-                       ) if settings.duplicates else ()
-    timings = dict(result.timings)
-    spent = timer.since(before)
-    timings["records"] = spent["records"]
-    timings["duplicates"] = spent["duplicates"]
-    timings["count"] = timings.get("count", 0.0) + spent["count"]
     return PageOutput(
         source_path=result.source_path,
         url=result.url,
         markdown=result.markdown,
-        records=records,
+        records=encoded_page_records(result, settings.formats, language=settings.language,
+                                     pagefind_filters=settings.pagefind_filters),
         chunks=len(result.chunks),
         oversize=sum(chunk.flags.allow_oversize for chunk in result.chunks),
         small=sum(chunk.flags.small_chunk for chunk in result.chunks),
         warnings=result.warnings,
         notes=result.notes,
-        inspector=inspector,
-        timings=timings,
-        agent=agent,
-        prints=prints,
+        inspector=page_data(result) if settings.inspector else None,
+        agent=page_facts(result, count=count, site_url=site_url, directive=settings.directive
+                         ) if settings.agents and count is not None else None,
+        prints=tuple(chunk_print(chunk.id, chunk.text).as_json() for chunk in result.chunks
+                     ) if settings.duplicates else (),
     )
 
 

@@ -1,13 +1,13 @@
 """One build: the object an engine talks to while a site builds.
 
 `IndexBuilder` has three verbs: `add_page` (a page the engine rendered), `keep_page` (a page the
-engine did not render again, taken from the page store), and `finish` (write every requested
+engine did not render again, taken from the page cache), and `finish` (write every requested
 output, atomically, and say what was written). It owns everything a build needs beyond chunking
-one page: page keys, the page store, the worker processes and the warnings. The MkDocs plugin,
+one page: page keys, the page cache, the worker processes and the warnings. The MkDocs plugin,
 the Sphinx extension, `mdchunk site` and `mdchunk chunk` all drive it the same way, so they
 write the same files.
 
-A page goes through the store whatever the engine: chunked here or in a worker, its records are
+A page goes through the cache whatever the engine: chunked here or in a worker, its records are
 encoded once and kept in its entry, and `finish` reads them back one page at a time. Under
 `mkdocs serve` one builder lives across rebuilds; `finish` leaves it ready for the next build.
 """
@@ -18,152 +18,29 @@ import dataclasses
 import hashlib
 import json
 import logging
-import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from mdchunk._version import code_identity
-from mdchunk.chunking import Chunker, PageInput, build_time
-from mdchunk.chunking.tokens import counter_name, token_counter
-from mdchunk.duplicates import ChunkPrint, Duplicate, DuplicateMode, find_duplicates
-from mdchunk.errors import MdChunkError
-from mdchunk.options import ChunkOptions
-from mdchunk.outputs.formats import write_records
-from mdchunk.outputs.inspector import write_inspector
-from mdchunk.outputs.llms import ListedPage, LlmsOptions, write_agent_outputs
-from mdchunk.outputs.marks import marked_records
+from mdchunk.chunking import PageInput, build_time
+from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.outputs.outline import SiteOutline
-from mdchunk.outputs.pagefind import PagefindSettings, pagefind_needed, write_search_page
-from mdchunk.outputs.pages import OutputSettings, PageOutput, index_summary, page_output
-from mdchunk.outputs.profiles import Record, check_formats
-from mdchunk.outputs.profiles.pagefind import record_language
+from mdchunk.outputs.pagefind_bundle import pagefind_needed
+from mdchunk.outputs.pages import PageOutput
+from mdchunk.outputs.profiles import check_formats
 from mdchunk.outputs.writers import write_text
-from mdchunk.session.store import Listed, PageStore
-from mdchunk.session.workers import WorkerPool, WorkerSettings, available_cores
-from mdchunk.timing import StageTimer, add_timings, describe_timings
+from mdchunk.session.cache import PageCache
+from mdchunk.session.exclusion import metadata_exclusion, page_exclusion, pattern_exclusion
+from mdchunk.session.finish import BuildSummary, IndexWriter
+from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
+from mdchunk.session.page_job import JobSettings, PageJob
+from mdchunk.session.workers import WorkerPool, WorkerStart
+from mdchunk.settings import BuildSettings
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
-
-WORKER_AFTER_SECONDS = 0.25
-"""Seconds of chunking in the build's own process after which a worker process is started,
-when the number of workers is left to mdchunk and the engine did not say how much it will
-render: starting one (a process that imports mdchunk and loads the tokenizer) costs about that
-much, more than a small site's whole chunking."""
-
-WORKER_FOR_BYTES = 256 * 1024
-"""Bytes of page sources from which a worker is started at the first page to chunk, when the
-engine said how much it will render (`IndexBuilder.expect`): the worker loads while the engine
-renders, and no page is chunked in the engine's process. Below that, chunking every page in the
-engine's process costs less than waiting, at the end, for a worker still loading."""
-
-_Read = TypeVar("_Read")
-"""What a read of a page's store entry gives (its whole output, or its Markdown)."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class BuildSettings:
-    """What a build asks of mdchunk: the chunking options and what to write."""
-
-    options: ChunkOptions = dataclasses.field(default_factory=ChunkOptions)
-    output: OutputSettings = dataclasses.field(default_factory=OutputSettings)
-    """The formats, the site's language and whether to keep the inspector's data."""
-    index: str = "chunks.jsonl"
-    """Where the native index is written, relative to the site folder."""
-    site_url: str = ""
-    """The site's public url ("" when it has none)."""
-    write_markdown: bool = True
-    """Write each page's Markdown beside its HTML."""
-    workers: int | None = None
-    """Worker processes that chunk pages; 0 chunks in the build's own process; None lets mdchunk
-    start one where a second core is free and the site proves large enough to repay it."""
-    tokenizer: str | None = None
-    """The token counter a user named (else `MDCHUNK_TOKENIZER`, else the default)."""
-    pagefind: PagefindSettings = dataclasses.field(default_factory=PagefindSettings)
-    """Where the Pagefind bundle goes (format `pagefind`), and whether a search page does."""
-    llms: LlmsOptions | None = None
-    """The agent outputs to write (`llms.txt`, `llms-full`, Markdown twins); None: none."""
-    duplicates: DuplicateMode = "mark"
-    """Duplicate chunks: marked in the native index (`mark`), also left out of the embedding
-    formats (`drop`), or not looked for (`off`)."""
-
-    def page_settings(self) -> OutputSettings:
-        """What to make of each page: `output`, and what the agent outputs and the duplicate
-        marks need of it."""
-        return dataclasses.replace(self.output, agents=self.llms is not None,
-                                   directive=self.llms is not None and self.llms.directive,
-                                   duplicates=self.duplicates != "off")
-
-    def fingerprint(self) -> str:
-        """Everything besides the page that its records depend on (the code that makes them
-        included): two builds with the same fingerprint give the same records for the same
-        page."""
-        return json.dumps(
-            [code_identity(), self.options.as_dict(), self.site_url,
-             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.page_settings())],
-            sort_keys=True)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class BuildSummary:
-    """What a finished build wrote, for the engine's log."""
-
-    pages: tuple[PageOutput, ...]
-    """The pages in the index (counts and warnings only), in the index's order."""
-    written: Mapping[str, Path]
-    """The file written for each format."""
-    inspector: Path | None
-    """The chunk inspector's page, when it was asked for."""
-    search_page: Path | None
-    """The search page over the Pagefind bundle, when it was asked for."""
-    lacking: tuple[str, ...]
-    """Pages of the site that are neither rendered nor found in the store."""
-    duplicates: Mapping[str, Duplicate] = dataclasses.field(default_factory=dict)
-    """The duplicate chunks of the index, by id (see `mdchunk.duplicates`)."""
-
-    def describe(self) -> str:
-        """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`."""
-        return index_summary(self.pages, self.written, duplicates=len(self.duplicates))
-
-
-@dataclasses.dataclass
-class _Page:
-    """A page of the index, as this process holds it: its counts, and where the rest is."""
-
-    output: PageOutput
-    key: str
-    markdown_path: str
-    fingerprint: str | None
-    kept: bool = False
-    """Taken from the store without being rendered in this build (`keep_page`)."""
-
-
-@dataclasses.dataclass
-class _Pending:
-    future: Future[PageOutput]
-    key: str
-    markdown_path: str
-    fingerprint: str | None
-
-
-@dataclasses.dataclass
-class _ThisBuild:
-    """What the builder notes of the build under way (reset by `finish`)."""
-
-    seen: set[str] = dataclasses.field(default_factory=set)
-    added: dict[str, str] = dataclasses.field(default_factory=dict)
-    """The urls of the pages added (rendered) in this build, by source path, in their order."""
-    fresh: list[str] = dataclasses.field(default_factory=list)
-    from_store: int = 0
-    written: int = 0
-    lacking: list[str] = dataclasses.field(default_factory=list)
-    pending: dict[str, _Pending] = dataclasses.field(default_factory=dict)
-    left_out: dict[str, str] = dataclasses.field(default_factory=dict)
-    """The urls of the pages left out of the index in this build, by source path."""
 
 
 class IndexBuilder:
@@ -172,13 +49,17 @@ class IndexBuilder:
     Arguments:
         settings: The options and outputs of the build.
         site_dir: The built site's folder, where the outputs are written.
-        store: The page store's folder (kept across builds); None for a store of this object's
+        cache: The page cache's folder (kept across builds); None for a cache of this object's
             own that is removed by `close`.
         report: Receives each warning about a page (default: this module's logger).
         log: Where the builder's own messages go (the engine's logger).
+
+    Raises:
+        MdChunkError: for a token counter or an output that cannot be had (checked here, not
+            at the first page).
     """
 
-    def __init__(self, settings: BuildSettings, *, site_dir: Path, store: Path | None = None,
+    def __init__(self, settings: BuildSettings, *, site_dir: Path, cache: Path | None = None,
                  report: Report | None = None, log: logging.Logger | logging.LoggerAdapter[Any]
                  | None = None) -> None:
         self.settings = settings
@@ -187,29 +68,31 @@ class IndexBuilder:
         self.report = report or (lambda source, message: self.log.warning("%s: %s", source,
                                                                           message))
         check_formats(settings.output.formats)
-        pagefind_needed(settings.output.formats)  # at startup, not after every page
-        self._temporary = None if store is not None else tempfile.TemporaryDirectory(
-            prefix="mdchunk-store-")
-        self.kept_store = store
-        """The store's folder when it is kept across builds (None: this object's own)."""
-        folder = store if store is not None else Path(self._temporary.name)  # type: ignore[union-attr]
-        self.store = PageStore(folder, settings.fingerprint(), log=self.log)
-        self.processed_at = build_time()
-        self.pages: dict[str, _Page] = {}
-        self.excluded: set[str] = set()
-        self.build = _ThisBuild()
-        self._chunker: Chunker | None = None
+        tokenizer_choice(settings.tokenizer)
+        pagefind_needed(settings.output.formats)
+        self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
+            prefix="mdchunk-cache-")
+        self.kept_cache = cache
+        """The cache's folder when it is kept across builds (None: this object's own)."""
+        folder = cache if cache is not None else Path(self._temporary.name)  # type: ignore[union-attr]
+        self.cache = PageCache(folder, settings.fingerprint(), log=self.log)
+        self.index = IndexPages(self.cache, site_dir)
+        self.writer = IndexWriter(settings, site_dir, self.index, self.log)
+        self._job = PageJob(JobSettings(
+            settings.options, build_time(), settings.page_settings(), self.cache.folder,
+            self.cache.settings, settings.tokenizer), self.cache)
+        """Chunks the pages chunked in this process (and says how workers chunk theirs)."""
+        self._start = WorkerStart(settings.workers)
         self._pool: WorkerPool | None = None
-        self._pointers: dict[str, Listed] | None = None
-        self._inline_seconds = 0.0  # spent chunking in this process (see WORKER_AFTER_SECONDS)
-        self._expected_bytes: int | None = None  # of page sources (see `expect`)
 
     # -- the three verbs ------------------------------------------------------------------------
 
     def add_page(self, page: PageInput, *, markdown_path: str, fingerprint: str | None = None,
-                 site_url: str | None = None) -> None:
-        """Take a page the engine rendered: chunk it (here or in a worker) unless the store holds
-        it already.
+                 site_url: str | None = None, paths: Sequence[str] | None = None,
+                 draft: bool = False) -> str:
+        """Take a page the engine rendered: leave it out of the index where the settings or
+        its metadata say so, else chunk it (here or in a worker) unless the cache holds it
+        already. Returns why it is left out ("" when it is in the index).
 
         Arguments:
             page: The rendered page.
@@ -217,75 +100,76 @@ class IndexBuilder:
             fingerprint: A fingerprint of its source file (see `keep_page`).
             site_url: The site url of this page, where it is not the build's (post-build
                 chunking reads it from each page).
+            paths: The paths of the page that `exclude` patterns match (default: its source
+                path).
+            draft: Whether the engine calls the page a draft (left out).
         """
-        source = page.source_path
+        source, build = page.source_path, self.index.build
+        reason = page_exclusion(page.meta, paths or [source], self.settings.exclude, draft=draft)
+        if reason:
+            self.log.debug("%s: left out of the chunk index (%s)", source, reason)
+            self.index.leave_out(source, page.url, fingerprint=fingerprint,
+                                 by_metadata=bool(metadata_exclusion(page.meta)))
+            return reason
         self._check_unique(page)
-        self.build.added[source] = page.url
-        self.build.seen.add(source)
-        self.excluded.discard(source)
+        build.added[source] = page.url
+        build.seen.add(source)
+        self.index.excluded.discard(source)
         url = self.settings.site_url if site_url is None else site_url
-        key = _page_key(page, url)
-        found = self.store.summary(key)
+        indexed = IndexedPage(_EMPTY, _page_key(page, url), markdown_path, fingerprint)
+        found = self.cache.summary(indexed.key)
         if found is not None:
-            self.build.from_store += 1
-            self._keep(source, _Page(found, key, markdown_path, fingerprint))
-        elif self._in_workers(page):
+            build.from_cache += 1
+            self._keep(source, dataclasses.replace(indexed, output=found))
+        elif self._in_workers():
             assert self._pool is not None
-            self.build.pending[source] = _Pending(self._pool.submit(page, key, url), key,
-                                                  markdown_path, fingerprint)
+            build.waiting[source] = WaitingPage(self._pool.submit(page, indexed.key, url),
+                                                indexed)
         else:
-            self._chunk_here(page, url, _Page(_EMPTY, key, markdown_path, fingerprint))
+            self._chunk_here(page, url, indexed)
+        return ""
 
     def expect(self, source_bytes: int) -> None:
-        """Say, before the first page, how many bytes of page sources the engine will render.
-        Where that repays a worker (`WORKER_FOR_BYTES`) and mdchunk chooses the workers, the
-        first page the store does not hold starts one, and every page to chunk goes to it
-        while it loads: none is chunked in the engine's process."""
-        self._expected_bytes = source_bytes
-
-    def exclude_page(self, source: str, *, by_metadata: bool,
-                     fingerprint: str | None = None, url: str | None = None) -> None:
-        """Leave a rendered page out of the index. Left out by its own metadata, it stays out
-        when a later build keeps it without rendering it. Its `url`, when given, gets the
-        hidden pointer to `llms.txt` in its HTML (the agent outputs)."""
-        self.build.seen.add(source)
-        if url is not None:
-            self.build.left_out[source] = url
-        self.pages.pop(source, None)
-        self.build.pending.pop(source, None)
-        if by_metadata:
-            self.excluded.add(source)
-            self._point(source, Listed(fingerprint, None))
+        """Say, before the first page, how many bytes of page sources the engine will render
+        (see `WorkerStart.expect`)."""
+        self._start.expect(source_bytes)
 
     def keep_page(self, source: str, *, fingerprint: str | None = None,
-                  markdown_path: str | None = None, report: bool = True) -> bool:
-        """Keep a page the engine did not render in this build, from the store: the one a
+                  markdown_path: str | None = None, paths: Sequence[str] | None = None,
+                  report: bool = True) -> bool:
+        """Keep a page the engine did not render in this build, from the cache: the one a
         pointer names for it, unless `fingerprint` (its source's) or `markdown_path` differ
         from the pointer's. Returns whether the page is accounted for (kept, or left out by its
         metadata); a page that is not is named among `BuildSummary.lacking`.
 
         `report`: report the page's warnings again (not where the engine reported them while
-        it rendered the page in another process: Sphinx's parallel writers)."""
-        self.build.seen.add(source)
-        held = self.pages.get(source)
-        if held is not None and self.store.holds(held.key):
-            return True  # kept from the last build of this object (`mkdocs serve`)
-        if source in self.excluded:
+        it rendered the page in another process: Sphinx's parallel writers).
+
+        A page added or left out in this build, or whose `paths` (default: its source path)
+        an `exclude` pattern matches, is accounted for as it is."""
+        index, build = self.index, self.index.build
+        if source in build.seen or pattern_exclusion(paths or [source], self.settings.exclude):
             return True
-        listed = self.store.pointer(self.site_dir, source)  # (a parallel writer's, maybe)
-        if listed is not None and listed.source == fingerprint:
-            if listed.key is None:
-                self.excluded.add(source)
+        build.seen.add(source)
+        indexed = index.pages.get(source)
+        if indexed is not None and self.cache.holds(indexed.key):
+            return True  # kept from the last build of this object (`mkdocs serve`)
+        if source in index.excluded:
+            return True
+        pointer = self.cache.pointer(self.site_dir, source)  # (a parallel writer's, maybe)
+        if pointer is not None and pointer.source == fingerprint:
+            if pointer.key is None:
+                index.excluded.add(source)
                 return True
-            found = self.store.summary(listed.key)
-            if found is not None and listed.markdown is not None and (
-                    markdown_path in (None, listed.markdown)):
-                self.build.from_store += 1
-                self._keep(source, _Page(found, listed.key, listed.markdown, fingerprint,
-                                         kept=True), report=report)
+            found = self.cache.summary(pointer.key)
+            if found is not None and pointer.markdown is not None and (
+                    markdown_path in (None, pointer.markdown)):
+                build.from_cache += 1
+                self._keep(source, IndexedPage(found, pointer.key, pointer.markdown,
+                                               fingerprint, kept=True), report=report)
                 return True
-        self.pages.pop(source, None)
-        self.build.lacking.append(source)
+        index.pages.pop(source, None)
+        build.lacking.append(source)
         return False
 
     def finish(self, order: Sequence[str], outline: SiteOutline | None = None) -> BuildSummary:
@@ -296,7 +180,7 @@ class IndexBuilder:
         does not name it, after the pages it names: a page the engine rendered is never
         dropped for want of a listing.
 
-        When every page of `order` is accounted for, the store forgets the pages and entries no
+        When every page of `order` is accounted for, the cache forgets the pages and entries no
         longer in the site. The builder is then ready for another build of the same site.
 
         Raises:
@@ -306,38 +190,30 @@ class IndexBuilder:
         waited = time.perf_counter()
         self._collect()
         waited = time.perf_counter() - waited
-        build = self.build
-        in_site = set(order)
-        for source in [source for source in self.pages
-                       if source not in in_site and source not in build.added]:
-            del self.pages[source]  # removed from the site
-        sources = [source for source in order if source in self.pages]
-        sources += [source for source in build.added
-                    if source not in in_site and source in self.pages]
-        writing = StageTimer()
-        with writing.stage("duplicates"):
-            marks = self._find_duplicates(sources)
-        with writing.stage("write"):
-            written = self._write_outputs(sources, marks)
-            inspector = self._write_inspector(sources)
-            search_page = self._write_search_page()
-            written.update(self._write_agent_outputs(sources, outline or SiteOutline()))
-        pages = tuple(self.pages[source].output for source in sources)
-        self._log_timings(waited, writing.seconds)
+        build, writer = self.index.build, self.writer
+        sources = self.index.in_order(order)
         began = time.perf_counter()
-        removed = 0 if build.lacking else self._forget_the_rest(order)
+        marks = writer.duplicates(sources)
+        duplicates = time.perf_counter() - began
+        written = writer.outputs(sources, marks)
+        inspector = writer.inspector(sources)
+        search_page = writer.search_page()
+        written.update(writer.agent_outputs(sources, outline or SiteOutline()))
+        pages = tuple(self.index.pages[source].output for source in sources)
+        self._log_times(waited, duplicates, time.perf_counter() - began - duplicates)
+        began = time.perf_counter()
+        removed = 0 if build.lacking else self.index.forget_the_rest(order)
         self.log.debug("page cache %s: %d pages read; %d written, %d unused removed%s in %.3f s",
-                       self.store.folder, build.from_store, build.written, removed,
+                       self.cache.folder, build.from_cache, build.written, removed,
                        " (pages missing: none pruned)" if build.lacking else "",
                        time.perf_counter() - began)
-        summary = BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
-                               marks)
-        self.build = _ThisBuild()
-        return summary
+        self.index.new_build()
+        return BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
+                            marks, self.kept_cache)
 
     def abandon(self) -> None:
         """Drop what the build under way was doing (the engine's build failed)."""
-        self.build = _ThisBuild()
+        self.index.new_build()
 
     def stop_workers(self) -> None:
         """Stop the worker processes (a later page starts them again when it needs them)."""
@@ -346,15 +222,16 @@ class IndexBuilder:
             self._pool = None
 
     def close(self) -> None:
-        """Stop the workers and remove a store of this object's own."""
+        """Stop the workers and remove a cache of this object's own."""
         self.stop_workers()
         if self._temporary is not None:
             self._temporary.cleanup()
             self._temporary = None
 
-    def has_seen(self, source: str) -> bool:
-        """Whether the page `source` was added, left out or kept in the build under way."""
-        return source in self.build.seen
+    def fits(self, settings: BuildSettings, *, site_dir: Path, cache: Path | None) -> bool:
+        """Whether this builder serves a build with these settings, site folder and page cache
+        folder (`mkdocs serve` keeps one across rebuilds while they stay the same)."""
+        return (self.settings, self.site_dir, self.kept_cache) == (settings, site_dir, cache)
 
     @property
     def counter(self) -> str | None:
@@ -362,95 +239,58 @@ class IndexBuilder:
         any was)."""
         if self._pool is not None and self._pool.counter is not None:
             return self._pool.counter
-        if self._chunker is None:
-            return None
-        return counter_name(self.settings.options.encoding, tokenizer=self.settings.tokenizer)
+        return self._job.load() if self._job.loaded else None
 
     # -- chunking ------------------------------------------------------------------------------
 
-    def _in_workers(self, page: PageInput) -> bool:
-        """Whether `page` goes to a worker process, starting them when the time has come."""
-        if self._pool is not None:
-            return True
-        workers = self.settings.workers
-        if workers is None:
-            if not self._wants_worker():
-                return False
-            workers = 1
-        if workers == 0:
-            return False
-        self._start_workers(workers)
-        return True
+    def _in_workers(self) -> bool:
+        """Whether the next page goes to a worker process, starting them when the time has
+        come (`WorkerStart`)."""
+        if self._pool is None and (workers := self._start.now()):
+            self._pool = WorkerPool(self._job.settings, workers=workers)
+        return self._pool is not None
 
-    def _wants_worker(self) -> bool:
-        """Whether a worker pays for itself, when mdchunk chooses: a second core is free, and
-        the engine said it renders enough (`expect`) or, where it did not, chunking here has
-        taken longer than starting a worker would."""
-        if available_cores() < 2:
-            return False
-        if self._expected_bytes is not None and self._expected_bytes >= WORKER_FOR_BYTES:
-            return True
-        return self._inline_seconds > WORKER_AFTER_SECONDS
-
-    def _start_workers(self, workers: int) -> WorkerPool:
-        self._pool = WorkerPool(WorkerSettings(
-            self.settings.options, self.processed_at, self.settings.page_settings(),
-            self.store.folder, self.store.settings, self.settings.tokenizer), workers=workers)
-        return self._pool
-
-    def _chunk_here(self, page: PageInput, site_url: str, held: _Page) -> None:
+    def _chunk_here(self, page: PageInput, site_url: str, indexed: IndexedPage) -> None:
         began = time.perf_counter()
-        chunker = self._inline_chunker()
-        chunker.site_url = site_url
+        self._job.load()  # a counter that cannot be loaded stops the build, with its fix
         try:
-            output = page_output(chunker.chunk_page(page), self.settings.page_settings(),
-                                 chunker.timer, count=chunker.count, site_url=site_url)
+            output = self._job.run(page, indexed.key, site_url)
         except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
             self._cannot_chunk(page.source_path, error)
             return
         finally:
-            self._inline_seconds += time.perf_counter() - began
-        self.build.fresh.append(page.source_path)
-        self._keep(page.source_path, dataclasses.replace(held, output=self._stored(held.key,
-                                                                                   output)))
-
-    def _inline_chunker(self) -> Chunker:
-        if self._chunker is None:
-            options = self.settings.options
-            self._chunker = Chunker(options, processed_at=self.processed_at, counter=token_counter(
-                options.encoding, tokenizer=self.settings.tokenizer))
-        return self._chunker
-
-    def _stored(self, key: str, output: PageOutput) -> PageOutput:
-        """`output` as this process holds it: its counts once the store keeps the rest."""
-        if not output.stored and not self.store.known(key):
-            self.store.put(key, output)
-            self.build.written += self.store.known(key)
-        return output.without_content() if self.store.known(key) else output
+            seconds = time.perf_counter() - began
+            self._start.inline_seconds += seconds
+        self.index.build.seconds[page.source_path] = seconds
+        self.index.build.written += output.stored
+        self.index.build.chunked.append(page.source_path)
+        self._keep(page.source_path, dataclasses.replace(indexed, output=output))
 
     def _collect(self) -> None:
         """Wait for the pages chunked in the workers (in the order they were added)."""
-        pending, self.build.pending = self.build.pending, {}
-        if pending and self._pool is not None:
+        build = self.index.build
+        waiting, build.waiting = build.waiting, {}
+        if waiting and self._pool is not None:
             self._pool.ready.result()  # raises TokenizerError, with its fix, when it cannot load
-        for source, waiting in pending.items():
+        for source, sent in waiting.items():
             try:
-                output = waiting.future.result()
+                output = sent.future.result()
             except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
                 self._cannot_chunk(source, error)
                 continue
             if output.stored:
-                self.store.adopt(waiting.key)
-                self.build.written += 1
-            self.build.fresh.append(source)
-            self._keep(source, _Page(self._stored(waiting.key, output), waiting.key,
-                                     waiting.markdown_path, waiting.fingerprint))
+                self.cache.adopt(sent.page.key)
+            else:  # the worker could not keep it: this process tries (and says why it cannot)
+                output = self._job.kept(sent.page.key, output)
+            build.written += output.stored
+            build.chunked.append(source)
+            self._keep(source, dataclasses.replace(sent.page, output=output))
 
     def _check_unique(self, page: PageInput) -> None:
         """Report a page with the source path of another page of this build: the source path
         is a page's key and makes its chunks' ids (`doc:{source without extension}::chN`), so
         the later page replaces the earlier in the index."""
-        earlier = self.build.added.get(page.source_path)
+        earlier = self.index.build.added.get(page.source_path)
         if earlier is not None and earlier != page.url:
             self.report(page.source_path, f"the pages at {earlier!r} and {page.url!r} were both "
                         "rendered from this source path, which makes a page's chunk ids: only "
@@ -458,155 +298,46 @@ class IndexBuilder:
 
     def _cannot_chunk(self, source: str, error: Exception) -> None:
         self.report(source, f"cannot be chunked, left out of the index: {error}")
-        self.pages.pop(source, None)
+        self.index.pages.pop(source, None)
 
-    def _keep(self, source: str, page: _Page, *, report: bool = True) -> None:
-        """Keep `page` in the index, write its Markdown and point the store at it; report its
+    def _keep(self, source: str, page: IndexedPage, *, report: bool = True) -> None:
+        """Keep `page` in the index, point the cache at it and write its Markdown; report its
         warnings (every build, so that a strict build sees them every time)."""
         if report:
             for warning in page.output.warnings:
                 self.report(source, warning)
             for note in page.output.notes:
                 self.log.info("%s: %s", source, note)
-        self.pages[source] = page
+        self.index.hold(source, page)
         if self.settings.write_markdown:
-            self._write_markdown(source)
-        self._point(source, Listed(page.fingerprint, page.key, page.markdown_path))
+            self._write_markdown(source, page)
 
-    def _point(self, source: str, listed: Listed) -> None:
-        pointers = self._pointed()
-        if pointers.get(source) != listed:
-            self.store.point(self.site_dir, source, listed)
-            pointers[source] = listed
-
-    def _pointed(self) -> dict[str, Listed]:
-        """The store's pointers for this site (read once, then kept up to date here)."""
-        if self._pointers is None:
-            self._pointers = self.store.manifest(self.site_dir)
-        return self._pointers
-
-    # -- writing -------------------------------------------------------------------------------
-
-    def _write_markdown(self, source: str) -> None:
+    def _write_markdown(self, source: str, page: IndexedPage) -> None:
         """Write the page's Markdown beside its HTML; a page kept without being rendered keeps
         its file when it is there (the build that rendered it wrote it)."""
-        page = self.pages[source]
         path = self.site_dir / page.markdown_path
         if not page.kept or not path.is_file():
-            write_text(path, self._markdown(source), durable=False)
+            write_text(path, self.writer.markdown(source), durable=False)
 
-    def _find_duplicates(self, sources: Sequence[str]) -> dict[str, Duplicate]:
-        """The duplicate chunks of the pages `sources`, in the index's order (none when the
-        build does not look for them)."""
-        if self.settings.duplicates == "off":
-            return {}
-        return find_duplicates(ChunkPrint.from_json(value) for source in sources
-                               for value in self.pages[source].output.prints)
-
-    def _write_outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate]
-                       ) -> dict[str, Path]:
-        formats = check_formats(self.settings.output.formats)
-        drop = self.settings.duplicates == "drop"
-
-        def records_of(name: str) -> Iterator[Record]:
-            for source in sources:
-                ids = [value[0] for value in self.pages[source].output.prints]
-                yield from marked_records(name, self._content(source).records[name], ids,
-                                          marks, drop=drop)
-
-        index = self.site_dir / self.settings.index
-        try:
-            return write_records(self.site_dir, {name: records_of(name) for name in formats},
-                                 output=self.settings.index, encoded=True,
-                                 pagefind_output=self.settings.pagefind.folder)
-        except OSError as error:
-            raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
-
-    def _write_agent_outputs(self, sources: Sequence[str], outline: SiteOutline
-                             ) -> dict[str, Path]:
-        """`llms.txt`, `llms-full` and the Markdown twins, when asked for."""
-        if self.settings.llms is None:
-            return {}
-        pages = [ListedPage(source, self.pages[source].output.url,
-                            self.pages[source].output.agent) for source in sources]
-        pages += [ListedPage(source, url, None, indexed=False)
-                  for source, url in self.build.left_out.items() if source not in self.pages]
-        try:
-            return write_agent_outputs(
-                self.site_dir, pages, outline, self.settings.llms, markdown_of=self._markdown,
-                site_url=self.settings.site_url, encoding=self.settings.options.encoding,
-                log=self.log)
-        except OSError as error:
-            raise MdChunkError(f"cannot write the agent outputs (llms.txt, llms-full, Markdown "
-                               f"twins) in {self.site_dir}: {error}") from error
-
-    def _write_inspector(self, sources: Sequence[str]) -> Path | None:
-        if not self.settings.output.inspector:
-            return None
-        inspected = (self._content(source).inspector for source in sources)
-        return write_inspector(self.site_dir, [data for data in inspected if data],
-                               max_tokens=self.settings.options.max_tokens)
-
-    def _write_search_page(self) -> Path | None:
-        """The search page over the Pagefind bundle, after the inspector (which replaces the
-        folder they share)."""
-        if not self.settings.pagefind.search_page:
-            return None
-        return write_search_page(self.site_dir, self.settings.pagefind,
-                                 language=record_language({}, self.settings.output.language))
-
-    def _content(self, source: str) -> PageOutput:
-        """The whole page (Markdown, records, inspector data), read from its entry when this
-        process holds only its counts."""
-        page = self.pages[source]
-        if not page.output.stored:
-            return page.output
-        return self._read(source, self.store.read)
-
-    def _markdown(self, source: str) -> str:
-        page = self.pages[source]
-        if not page.output.stored:
-            return page.output.markdown
-        return self._read(source, self.store.markdown)
-
-    def _read(self, source: str, read: Callable[[str], _Read]) -> _Read:
-        key = self.pages[source].key
-        try:
-            return read(key)
-        except (OSError, ValueError) as error:
-            raise MdChunkError(
-                f"cannot write the chunk index: the page cache entry of {source} "
-                f"({self.store.path(key)}) cannot be read: {error}; build again") from error
-
-    def _forget_the_rest(self, order: Sequence[str]) -> int:
-        """With every page of the site accounted for: point the store at exactly these pages
-        and remove the entries no page uses; return how many were removed."""
-        listed = {source: Listed(page.fingerprint, page.key, page.markdown_path)
-                  for source, page in self.pages.items()}
-        listed.update({source: Listed(self._pointed().get(source, Listed(None, None)).source,
-                                      None) for source in self.excluded if source in order})
-        self.store.write_manifest(self.site_dir, listed)
-        self._pointers = dict(listed)
-        return self.store.prune({page.key for page in self.pages.values()})
-
-    def _log_timings(self, waited: float, writing: Mapping[str, float]) -> None:
-        """At debug level: the time per stage of the pages chunked in this build, the slowest
-        pages, and how long the build waited for the workers at its end."""
+    def _log_times(self, waited: float, duplicates: float, writing: float) -> None:
+        """At debug level: the pages chunked in this build and where, the slowest of those
+        chunked in this process, and how long the finish waited for the workers, looked for
+        duplicates and wrote."""
         if not self.log.isEnabledFor(logging.DEBUG):
             return
-        fresh = [self.pages[source].output for source in self.build.fresh
-                 if source in self.pages]
+        build = self.index.build
+        chunked = [source for source in build.chunked if source in self.index.pages]
         where = "in the worker process" if self._pool is not None else "inline"
-        counted = f"; counted by {self.counter}" if fresh and self.counter else ""
-        self.log.debug("%d pages chunked %s (%d kept from the last build) in %s%s",
-                       len(fresh), where, len(self.pages) - len(fresh),
-                       describe_timings(add_timings(page.timings for page in fresh)), counted)
-        slowest = sorted(fresh, key=lambda page: -sum(page.timings.values()))[:3]
+        here = f" in {sum(build.seconds.values()):.3f} s" if build.seconds else ""
+        counted = f"; counted by {self.counter}" if chunked and self.counter else ""
+        self.log.debug("%d pages chunked %s (%d kept from the last build)%s%s", len(chunked),
+                       where, len(self.index.pages) - len(chunked), here, counted)
+        slowest = sorted(build.seconds.items(), key=lambda item: -item[1])[:3]
         if slowest:
             self.log.debug("slowest pages: %s", ", ".join(
-                f"{page.source_path} {sum(page.timings.values()):.3f} s" for page in slowest))
-        self.log.debug("waited %.3f s for the workers after the last page; wrote the index in "
-                       "%s", waited, describe_timings(writing))
+                f"{source} {seconds:.3f} s" for source, seconds in slowest))
+        self.log.debug("waited %.3f s for the workers after the last page; found the duplicates "
+                       "in %.3f s, wrote the index in %.3f s", waited, duplicates, writing)
 
 
 _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,

@@ -1,10 +1,11 @@
 """Every option a user sets, in one schema, and how a build's settings are made from them.
 
 The MkDocs plugin declares each entry of `SITE_OPTIONS` as a plugin option and the Sphinx
-extension as `mdchunk_<name>`; both hand the values to `build_settings`, which checks them all
-(types, ranges and how they fit together) and raises `OptionError` naming the first bad one.
-So the two engines accept the same values, say the same things about bad ones, and the README
-documents one list.
+extension as `mdchunk_<name>`; the `mdchunk` command reads them from its flags and `--config`
+files. All hand the values to `build_settings`, which checks them all (types, ranges and how
+they fit together) and raises `OptionError` naming the first bad one, and makes the one
+`BuildSettings` of the build. So every front end accepts the same values, says the same things
+about bad ones, and the README documents one list.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mdchunk.duplicates import DUPLICATE_MODES, checked_mode
+from mdchunk.chunking.tokens import COUNTERS
 from mdchunk.errors import OptionError
 from mdchunk.options import (
     BOUNDED_FIELDS,
@@ -24,19 +25,28 @@ from mdchunk.options import (
     ChunkOptions,
     check_output_path,
 )
-from mdchunk.outputs.llms import OPTIONS as LLMS
-from mdchunk.outputs.llms import LlmsOptions
-from mdchunk.outputs.pagefind import DEFAULT_FOLDER, PagefindSettings
-from mdchunk.outputs.pages import OutputSettings
 from mdchunk.outputs.profiles import check_formats
-from mdchunk.session.builder import BuildSettings
+from mdchunk.settings import (
+    DEFAULT_FOLDER,
+    DUPLICATE_MODES,
+    LLMS_OPTIONS,
+    BuildSettings,
+    LlmsOptions,
+    OutputSettings,
+    PagefindSettings,
+    checked_mode,
+)
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
           dict: "a mapping", list: "a list of str"}
 
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
 MKDOCS = "mkdocs"
 """An option of the MkDocs plugin alone (`SiteOption.engines`)."""
 BOTH = frozenset({MKDOCS, "sphinx"})
+COMMAND = "command"
+"""A setting of the `mdchunk` command alone, given as a flag (`SiteOption.engines`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,6 +74,21 @@ class SiteOption:
         if list in self.kinds and isinstance(value, list | tuple):
             shown = next(f"{item!r} in {value!r}" for item in value if not isinstance(item, str))
         raise OptionError(self.name, f"must be {allowed}, got {shown}")
+
+    def from_text(self, text: str) -> Any:
+        """The value of `text` given on a command line (`sphinx-build -D`), read as the
+        option's kind: `300`, `true`/`0`, `native,flat`. Text that is no such value stays text,
+        for `check` to name."""
+        if str in self.kinds:
+            return text
+        word = text.strip().lower()
+        if bool in self.kinds and word in _TRUE + _FALSE:
+            return word in _TRUE
+        if int in self.kinds and word.lstrip("-").isdigit():
+            return int(word)
+        if list in self.kinds:
+            return [item.strip() for item in text.split(",") if item.strip()]
+        return text
 
 
 def _is_kind(value: object, kind: type) -> bool:
@@ -125,17 +150,17 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
                "Front matter keys whose values become Pagefind filters, besides `tags`."),
     SiteOption("pagefind_search_page", False, (bool,),
                "Write `_mdchunk/search.html`: Pagefind's search UI over the section bundle."),
-    SiteOption("llms_txt", LLMS["llms_txt"], (bool,),
+    SiteOption("llms_txt", LLMS_OPTIONS["llms_txt"], (bool,),
                "Write llms.txt, llms-full.txt and each page's Markdown twin at its url with "
                "`.md` for its `/` or `.html` (`guide/install.md`, `install.md`)."),
-    SiteOption("llms_full", LLMS["llms_full"], (bool,),
+    SiteOption("llms_full", LLMS_OPTIONS["llms_full"], (bool,),
                "Write llms-full.txt: every page's Markdown, in files within "
                "llms_full_max_tokens."),
-    SiteOption("llms_full_max_tokens", LLMS["llms_full_max_tokens"], (int,),
+    SiteOption("llms_full_max_tokens", LLMS_OPTIONS["llms_full_max_tokens"], (int,),
                "Most tokens in one llms-full file (unless one page alone holds more)."),
-    SiteOption("llms_optional", LLMS["llms_optional"], (list,),
+    SiteOption("llms_optional", LLMS_OPTIONS["llms_optional"], (list,),
                "Glob patterns of source paths whose pages go under `## Optional` in llms.txt."),
-    SiteOption("llms_directive", LLMS["llms_directive"], (bool,),
+    SiteOption("llms_directive", LLMS_OPTIONS["llms_directive"], (bool,),
                "Point to llms.txt from each page's Markdown twin and, hidden, from its HTML."),
     SiteOption("workers", None, (int,),
                "Worker processes that chunk pages while MkDocs renders the next ones; 0 chunks "
@@ -148,6 +173,10 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     SiteOption("cache_dir", ".cache/mdchunk", (str,),
                "Folder of the page cache, relative to the folder of mkdocs.yml.",
                frozenset({MKDOCS}), "mdchunk keeps its page store in Sphinx's doctree folder"),
+    SiteOption("tokenizer", None, (str,),
+               f"The token counter, one of auto, {', '.join(COUNTERS)} (all give tiktoken's "
+               "counts); default: MDCHUNK_TOKENIZER, else auto.",
+               frozenset({COMMAND}), "the environment variable MDCHUNK_TOKENIZER names it"),
 )
 
 
@@ -195,6 +224,10 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
     if given["workers"] is not None and given["workers"] < 0:
         raise OptionError("workers", f"must be 0 (chunk inline) or more, got {given['workers']}")
     checked_mode(given["duplicates"])
+    tokenizer = given["tokenizer"]
+    if tokenizer is not None and tokenizer not in ("auto", *COUNTERS):
+        raise OptionError("tokenizer", f"must be one of auto, {', '.join(COUNTERS)}, got "
+                          f"{tokenizer!r}")
     if not given["cache_dir"].strip():
         raise OptionError("cache_dir", f"must name a folder, got {given['cache_dir']!r}")
     chunking = {field.name: given[field.name] for field in dataclasses.fields(ChunkOptions)}
@@ -206,9 +239,10 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
                               inspector=bool(inspector or (inspector is None and site.serving)),
                               pagefind_filters=tuple(given["pagefind_filters"])),
         index=check_output_path(given["output"]), site_url=site.site_url,
-        write_markdown=given["write_markdown"], workers=given["workers"],
+        exclude=tuple(given["exclude"]), write_markdown=given["write_markdown"],
+        workers=given["workers"], tokenizer=given["tokenizer"],
         pagefind=PagefindSettings.validated(
             folder=given["pagefind_output"], search_page=given["pagefind_search_page"],
             formats=given["formats"], site_name=site.site_name),
-        llms=LlmsOptions.validated({name: given[name] for name in LLMS}),
+        llms=LlmsOptions.validated({name: given[name] for name in LLMS_OPTIONS}),
         duplicates=given["duplicates"])

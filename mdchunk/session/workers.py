@@ -3,12 +3,13 @@
 MkDocs renders pages one after the other on one core; `mdchunk site` and `mdchunk chunk` read
 pages faster than one core chunks them. Handing each page to a worker process puts the chunking
 (HTML walk, packing, token counts, records in every format, and loading the tokenizer) on
-another core. A worker keeps each page it chunked in the build's page store and returns only its
+another core. A worker keeps each page it chunked in the build's page cache and returns only its
 counts: the build's own process reads the records back while it writes the index.
 
 The workers are started with `spawn` (no fork of a process that may run threads, such as `mkdocs
-serve`), load the tokenizer themselves, and give the same chunks as `Chunker` inline: the
-options, site url and build time are the caller's.
+serve`), load the tokenizer themselves, and chunk each page as the build's own process does: they
+only call the build's one way of chunking a page (`mdchunk.session.page_job.PageJob.run`) with
+the caller's settings.
 """
 
 from __future__ import annotations
@@ -25,27 +26,58 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from pathlib import Path
 
-from mdchunk.chunking import Chunker, PageInput
-from mdchunk.chunking.tokens import counter_name, token_counter
-from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import OutputSettings, PageOutput, page_output
-from mdchunk.session.store import PageStore
+from mdchunk.chunking import PageInput
+from mdchunk.outputs.pages import PageOutput
+from mdchunk.session.cache import PageCache
+from mdchunk.session.page_job import JobSettings, PageJob
+
+WORKER_AFTER_SECONDS = 0.25
+"""Seconds of chunking in the build's own process after which a worker process is started,
+when the number of workers is left to mdchunk and the engine did not say how much it will
+render: starting one (a process that imports mdchunk and loads the tokenizer) costs about that
+much, more than a small site's whole chunking."""
+
+WORKER_FOR_BYTES = 256 * 1024
+"""Bytes of page sources from which a worker is started at the first page to chunk, when the
+engine said how much it will render (`WorkerStart.expect`): the worker loads while the engine
+renders, and no page is chunked in the engine's process. Below that, chunking every page in the
+engine's process costs less than waiting, at the end, for a worker still loading."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class WorkerSettings:
-    """Everything a worker needs to chunk pages as the build's own process would."""
+class WorkerStart:
+    """When a build starts its workers, and how many: the number a user set (`workers`: 0 for
+    none), else one once it pays for itself."""
 
-    options: ChunkOptions
-    processed_at: str
-    output: OutputSettings
-    store: Path
-    """The page store's folder."""
-    store_settings: str
-    """The settings the store's entries are named with."""
-    tokenizer: str | None = None
+    def __init__(self, workers: int | None) -> None:
+        self.workers = workers
+        self.inline_seconds = 0.0
+        """Seconds spent chunking in the build's own process (see `WORKER_AFTER_SECONDS`)."""
+        self.expected_bytes: int | None = None
+        """Bytes of page sources the engine said it will render (see `expect`)."""
+
+    def expect(self, source_bytes: int) -> None:
+        """Say, before the first page, how many bytes of page sources the engine will render.
+        Where that repays a worker (`WORKER_FOR_BYTES`) and mdchunk chooses the workers, the
+        first page to chunk starts one, and every page to chunk goes to it while it loads:
+        none is chunked in the engine's process."""
+        self.expected_bytes = source_bytes
+
+    def now(self) -> int:
+        """How many workers to start before the next page (0: chunk it in this process)."""
+        if self.workers is not None:
+            return self.workers
+        return 1 if self._pays() else 0
+
+    def _pays(self) -> bool:
+        """Whether a worker pays for itself: a second core is free, and the engine said it
+        renders enough (`expect`) or, where it did not, chunking here has taken longer than
+        starting a worker would."""
+        if available_cores() < 2:
+            return False
+        if self.expected_bytes is not None and self.expected_bytes >= WORKER_FOR_BYTES:
+            return True
+        return self.inline_seconds > WORKER_AFTER_SECONDS
 
 
 def available_cores() -> int:
@@ -57,7 +89,7 @@ def available_cores() -> int:
 class WorkerPool:
     """Chunks pages in worker processes; results come back as futures of `PageOutput`s."""
 
-    def __init__(self, settings: WorkerSettings, *, workers: int = 1) -> None:
+    def __init__(self, settings: JobSettings, *, workers: int = 1) -> None:
         self.settings = settings
         self.workers = workers
         self.max_in_flight = 16 * workers
@@ -93,8 +125,8 @@ class WorkerPool:
         return ready.result()
 
     def submit(self, page: PageInput, key: str, site_url: str) -> Future[PageOutput]:
-        """Chunk `page` in a worker, which keeps it in the store under `key`; the result holds
-        its counts (`PageOutput.without_content`), or the whole page where the store could not
+        """Chunk `page` in a worker, which keeps it in the cache under `key`; the result holds
+        its counts (`PageOutput.without_content`), or the whole page where the cache could not
         keep it."""
         self.ready  # noqa: B018 - asking for it starts the workers
         self._wait_for_room()
@@ -144,29 +176,14 @@ def _main_module_hidden() -> Iterator[None]:
             main.__dict__.update(saved)
 
 
-@dataclasses.dataclass
-class _Worker:
-    """A worker process's own state, made by `_initialize` (in the worker only)."""
-
-    settings: WorkerSettings
-    chunker: Chunker | None = None
-    store: PageStore | None = None
-
-    def loaded(self) -> Chunker:
-        if self.chunker is None:
-            options = self.settings.options
-            self.chunker = Chunker(options, processed_at=self.settings.processed_at,
-                                   counter=token_counter(options.encoding,
-                                                         tokenizer=self.settings.tokenizer))
-        return self.chunker
+_job: PageJob | None = None
+"""The worker process's own job (set by `_initialize`, in the worker only)."""
 
 
-_worker: _Worker | None = None
-
-
-def _initialize(settings: WorkerSettings) -> None:
-    global _worker  # noqa: PLW0603 - the worker process's own state
-    _worker = _Worker(settings)
+def _initialize(settings: JobSettings) -> None:
+    global _job  # noqa: PLW0603 - the worker process's own state
+    # Quiet: a folder that cannot be written is reported once, by the build's process.
+    _job = PageJob(settings, PageCache(settings.cache, settings.fingerprint, log=_quiet_log()))
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
 
@@ -181,28 +198,14 @@ def _exit_with_parent(parent: int) -> None:
 def _load() -> str:
     """Load the tokenizer (raises `TokenizerError` with the fix when it cannot); return the
     name of the counter that counts."""
-    assert _worker is not None, "the worker was not initialized"
-    chunker = _worker.loaded()
-    return counter_name(chunker.options.encoding, tokenizer=_worker.settings.tokenizer)
+    assert _job is not None, "the worker was not initialized"
+    return _job.load()
 
 
 def _chunk(page: PageInput, html: bytes, key: str, site_url: str) -> PageOutput:
-    assert _worker is not None, "the worker was not initialized"
-    page = dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass"))
-    chunker = _worker.loaded()
-    chunker.site_url = site_url
-    output = page_output(chunker.chunk_page(page), _worker.settings.output, chunker.timer,
-                         count=chunker.count, site_url=site_url)
-    began = time.perf_counter()
-    if _worker.store is None:
-        settings = _worker.settings
-        # Quiet: a folder that cannot be written is reported once, by the build's process.
-        _worker.store = PageStore(settings.store, settings.store_settings, log=_quiet_log())
-    _worker.store.put(key, output)
-    if _worker.store.known(key):
-        output = output.without_content()
-    timings = {**output.timings, "write": time.perf_counter() - began}
-    return dataclasses.replace(output, timings=timings)
+    assert _job is not None, "the worker was not initialized"
+    return _job.run(dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass")), key,
+                    site_url)
 
 
 def _quiet_log() -> logging.Logger:

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from sphinx.errors import ExtensionError
 
+from mdchunk.errors import OptionError
 from mdchunk.options import ChunkOptions
-from mdchunk.session.config import SITE_OPTIONS, SiteFacts, options_of
+from mdchunk.session.config import COMMAND, SITE_OPTIONS, SiteFacts, build_settings, options_of
 from mkdocs_mdchunk.config import MdChunkConfig
 from sphinx_mdchunk import _config as sphinx_config
 from tests.hostile.conftest import SPHINX_CONF, build_sphinx
@@ -64,6 +65,7 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
                              (True, "True", "integer")],
     "llms_optional": [("changelog*", "'changelog*'", "list"), ([1], "1", "str")],
     "llms_directive": [("on", "'on'", "bool")],
+    "tokenizer": [("fast", "'fast'", "rs-bpe"), (3, "3", "str")],
 }
 CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
 
@@ -71,7 +73,8 @@ CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
 def test_every_option_is_covered() -> None:
     mkdocs_options = {name for name, _ in MdChunkConfig._schema}
     sphinx_options = {option.name for option in options_of("sphinx")}
-    assert mkdocs_options | sphinx_options == set(BAD)  # (an option may be one engine's only)
+    command_options = {option.name for option in options_of(COMMAND)}
+    assert mkdocs_options | sphinx_options | command_options == set(BAD)  # (one's only, maybe)
     assert {option.name for option in SITE_OPTIONS} == set(BAD)
     assert {f.name for f in dataclasses.fields(ChunkOptions)} <= set(BAD)
 
@@ -88,6 +91,15 @@ def test_mkdocs_message(option: str, value: Any, shown: str, allowed: str) -> No
     # MkDocs prints: Plugin 'mdchunk' option '<key>': <error>
     message = f"option '{key}': {error}"
     assert f"'{option}" in message and shown in message and allowed in message, message
+
+
+@pytest.mark.parametrize(("option", "value", "shown", "allowed"), CASES)
+def test_command_message(option: str, value: Any, shown: str, allowed: str) -> None:
+    """The `mdchunk` command's settings go through the same schema (`build_settings`)."""
+    with pytest.raises(OptionError) as raised:
+        build_settings({option: value}, SiteFacts())
+    message = f"{raised.value.option}: {raised.value.message}"
+    assert message.startswith(option) and shown in message and allowed in message, message
 
 
 def _sphinx_config(**values: Any) -> SimpleNamespace:
@@ -116,11 +128,13 @@ def test_sphinx_stops_before_any_page_is_built(tmp_path: Path) -> None:
 def test_sphinx_warns_of_names_it_does_not_know_with_a_suggestion(tmp_path: Path) -> None:
     code, warnings, out = build_sphinx(
         tmp_path, {"index.md": "# Home\n\nText.\n"},
-        "mdchunk_max_token = 100\nmdchunk_workers = 2\n")
+        "mdchunk_max_token = 100\nmdchunk_workers = 2\nmdchunk_tokenizer = 'tiktoken'\n")
     assert code == 0 and (out / "chunks.jsonl").is_file()
     assert ("mdchunk_max_token is not an mdchunk option and is ignored; did you mean "
             "'mdchunk_max_tokens'?") in warnings, warnings
     assert "mdchunk_workers is an option of the MkDocs plugin only" in warnings, warnings
+    assert ("mdchunk_tokenizer is an option of the mdchunk command only and is ignored here: "
+            "the environment variable MDCHUNK_TOKENIZER names it") in warnings, warnings
     code, warnings, _ = build_sphinx(tmp_path / "strict", {"index.md": "# Home\n"},
                                      "mdchunk_max_token = 100\n", "-W")
     assert code != 0 and "mdchunk_max_token" in warnings

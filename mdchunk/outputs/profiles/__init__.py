@@ -14,7 +14,7 @@ They only make records: `mdchunk.outputs.formats` writes them.
 | `adr` | seed 004's metadata (ChromaDB-ready) | `chunks.adr.jsonl` |
 | `docsearch` | DocSearch / Typesense scraper records | `docsearch.json` (a JSON array) |
 | `sqlite` | the native records + an FTS5 index (`mdchunk.outputs.sqlite`) | `chunks.sqlite` |
-| `pagefind` | one Pagefind custom record per section (`mdchunk.outputs.pagefind`) | `pagefind/` |
+| `pagefind` | one Pagefind custom record per section (`outputs.pagefind_bundle`) | `pagefind/` |
 | `sections` | one record per section of the heading tree, with its chunks' ids | `sections.jsonl` |
 """
 

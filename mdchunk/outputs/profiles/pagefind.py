@@ -2,7 +2,7 @@
 
 A section is the chunks that share one url (a page and an anchor), in page order: the unit a
 reader lands on from a search result. Its record is what `PagefindIndex.add_custom_record`
-takes (`mdchunk.outputs.pagefind` writes the bundle):
+takes (`mdchunk.outputs.pagefind_bundle` writes the bundle):
 
 - `url`: the section's url made root-relative (`/guide/install/#linux`), as Pagefind gives the
   pages it indexes itself: Pagefind's search prefixes it with the folder the site is served

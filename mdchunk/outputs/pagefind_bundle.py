@@ -25,7 +25,6 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import dataclasses
 import functools
 import html
 import itertools
@@ -38,18 +37,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from mdchunk.errors import OptionError, PagefindError
-from mdchunk.options import check_output_path
+from mdchunk.errors import PagefindError
 from mdchunk.outputs.profiles.base import Record
 from mdchunk.outputs.profiles.pagefind import UNKNOWN_LANGUAGE
 from mdchunk.outputs.writers import replace_folder, write_text
+from mdchunk.settings import SEARCH_PAGE, PagefindSettings
 
 EXTRA = "mdchunk[pagefind]"
 """What to install for this output."""
-DEFAULT_FOLDER = "pagefind"
-"""The bundle's folder in the site: where Pagefind's search looks for it by default."""
-SEARCH_PAGE = "_mdchunk/search.html"
-"""Where the search page goes in the site (beside the chunk inspector)."""
 BUNDLE_ENTRY = "pagefind-entry.json"
 """The file every Pagefind bundle holds: a folder without it is no bundle."""
 RECORDS_PER_BATCH = 512
@@ -58,51 +53,6 @@ _SAID_AT_MOST = 2000
 """Characters of the binary's own output kept for an error message."""
 _READ_SIZE = 1 << 20
 """Bytes read from the binary at a time."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PagefindSettings:
-    """Where the bundle goes, and whether a search page goes with it."""
-
-    folder: str = DEFAULT_FOLDER
-    """The bundle's folder, relative to the site folder."""
-    search_page: bool = False
-    """Write `SEARCH_PAGE`, Pagefind's UI over the bundle."""
-    site_name: str = ""
-    """The site's name, in the search page's title."""
-
-    @classmethod
-    def validated(cls, *, folder: object = DEFAULT_FOLDER, search_page: object = False,
-                  formats: Sequence[str] = (), site_name: str = "") -> PagefindSettings:
-        """The settings from the user's options (`pagefind_output`, `pagefind_search_page`).
-
-        Raises:
-            OptionError: a folder outside the site or in mdchunk's own folder, a search page
-                without the `pagefind` format.
-        """
-        if not isinstance(search_page, bool):
-            raise OptionError("pagefind_search_page", f"must be true or false, got "
-                              f"{search_page!r}")
-        if search_page and "pagefind" not in formats:
-            raise OptionError("pagefind_search_page", f"must be false without the pagefind "
-                              f"format, got {search_page!r}: the search page searches the "
-                              "Pagefind bundle; add pagefind to formats")
-        return cls(check_bundle_folder(folder), search_page, site_name)
-
-
-def check_bundle_folder(value: object) -> str:
-    """A folder inside the site, other than the site folder itself and mdchunk's `_mdchunk`
-    (which the chunk inspector replaces whole); raises `OptionError` naming
-    `pagefind_output`."""
-    folder = check_output_path(value, "pagefind_output").replace("\\", "/").rstrip("/")
-    parts = folder.split("/")
-    if any(part in ("", ".") for part in parts):
-        raise OptionError("pagefind_output", f"must name a folder inside the site, got "
-                          f"{value!r}")
-    if parts[0] == PurePosixPath(SEARCH_PAGE).parts[0]:
-        raise OptionError("pagefind_output", f"must not be in {parts[0]}/, which mdchunk "
-                          f"replaces whole; got {value!r}")
-    return folder
 
 
 def pagefind_needed(formats: Sequence[str]) -> None:

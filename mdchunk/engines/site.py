@@ -24,18 +24,15 @@ from lxml.cssselect import CSSSelector
 
 from mdchunk.chunking import PageInput
 from mdchunk.chunking.html.text import title_text
-from mdchunk.duplicates import DuplicateMode
 from mdchunk.engines.site_nav import PageNav, SiteNav, page_nav
 from mdchunk.engines.sources import split_front_matter
 from mdchunk.errors import MdChunkError, OptionError, PageError
-from mdchunk.exclusion import metadata_exclusion, pattern_exclusion
-from mdchunk.options import ChunkOptions
-from mdchunk.outputs.llms import LlmsOptions
 from mdchunk.outputs.outline import SiteOutline, folder_outline
-from mdchunk.outputs.pagefind import PagefindSettings
-from mdchunk.outputs.pages import OutputSettings, PageOutput
+from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.twins import markdown_beside
-from mdchunk.session.builder import BuildSettings, IndexBuilder
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.session.exclusion import metadata_exclusion
+from mdchunk.settings import BuildSettings
 
 log = logging.getLogger(__name__)
 
@@ -76,71 +73,41 @@ class SiteSummary:
     """The search page over the Pagefind bundle, when it was asked for."""
 
 
-def chunk_site(
-    site_dir: Path,
-    *,
-    options: ChunkOptions | None = None,
-    formats: Sequence[str] = ("native",),
-    docs_dir: Path | None = None,
-    content_selector: str | None = None,
-    site_url: str | None = None,
-    exclude: Sequence[str] = (),
-    write_markdown: bool = True,
-    output: str = "chunks.jsonl",
-    tokenizer: str | None = None,
-    jobs: int = 1,
-    pagefind: PagefindSettings | None = None,
-    pagefind_filters: Sequence[str] = (),
-    llms: LlmsOptions | None = None,
-    duplicates: DuplicateMode = "mark",
-) -> SiteSummary:
+def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None = None,
+               content_selector: str | None = None) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
     Arguments:
         site_dir: The built site.
-        options: Chunking options (the defaults when None).
-        formats: Output formats (see `mdchunk.outputs.profiles`).
+        settings: The build's settings (`mdchunk.session.config.build_settings`); their
+            `exclude` patterns match page paths relative to `site_dir`, their `site_url`, when
+            "", is read from each page's canonical link, and their `workers` chunk pages beside
+            this process (0: in it; the output is the same for every number). The site's
+            language, when they name none, is its home page's. `llms.txt` follows the
+            navigation the site's pages show (its folders, for a theme whose navigation
+            mdchunk cannot read).
         docs_dir: The sources: pages then get their source path and front matter.
         content_selector: CSS selector of the page content, for themes mdchunk does not know.
-        site_url: The site's public url; by default read from each page's canonical link.
-        exclude: Glob patterns of page paths (relative to `site_dir`) to leave out.
-        write_markdown: Write each page's Markdown beside its HTML.
-        output: File name of the native index.
-        tokenizer: The token counter to count with (`mdchunk.chunking.tokens.token_counter`).
-        jobs: Processes that chunk pages: 1 chunks in this one, more start worker processes;
-            the output is the same for every number.
-        pagefind: Where the Pagefind bundle goes (format `pagefind`), and whether a search
-            page does.
-        pagefind_filters: Front matter keys that become Pagefind filters, besides `tags`.
-        llms: The agent outputs to write (None: none); `llms.txt` follows the navigation the
-            site's pages show (its folders, for a theme whose navigation mdchunk cannot read).
-        duplicates: Duplicate chunks: `mark`ed in the native index, also left out of the
-            embedding formats (`drop`), or not looked for (`off`).
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
     """
     if not site_dir.is_dir():
         raise MdChunkError(f"{site_dir}: not a folder (build the site first)")
-    options = options or ChunkOptions()
     selectors = _selectors(content_selector)
     html_files = sorted(site_dir.rglob("*.html"))
     sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
     warnings: list[str] = []
-    settings = BuildSettings(
-        options=options, output=OutputSettings(formats=tuple(formats),
-                                               language=site_language(site_dir),
-                                               pagefind_filters=tuple(pagefind_filters)),
-        index=output, site_url=site_url or "", write_markdown=write_markdown,
-        workers=0 if jobs <= 1 else jobs, tokenizer=tokenizer,
-        pagefind=pagefind or PagefindSettings(), llms=llms, duplicates=duplicates)
+    if settings.output.language is None:
+        settings = dataclasses.replace(settings, output=dataclasses.replace(
+            settings.output, language=site_language(site_dir)))
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
     nav = SiteNav()
     try:
         skipped = _add_pages(builder, site_dir, html_files, sources, warnings, nav=nav,
-                             selectors=selectors, docs_dir=docs_dir, site_url=site_url,
-                             exclude=exclude)
+                             selectors=selectors, docs_dir=docs_dir,
+                             site_url=settings.site_url or None)
         if not sources and all(reason.endswith(_NOT_PAGES) for reason in skipped):
             raise MdChunkError(_no_pages_message(site_dir, html_files, skipped))
         summary = builder.finish(list(sources), _outline(site_dir, sources, nav))
@@ -198,21 +165,21 @@ def _no_pages_message(site_dir: Path, html_files: Sequence[Path], skipped: Seque
 
 def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path],
                sources: dict[str, str], warnings: list[str], *, nav: SiteNav,
-               selectors: list[CSSSelector], docs_dir: Path | None, site_url: str | None,
-               exclude: Sequence[str]) -> list[str]:
-    """Hand every documentation page of the site to the build, or tell it the page is left
-    out (its HTML then points to `llms.txt`, as in the plugins); merge the navigation each
-    shows into `nav`; return the pages skipped, with why (`path: reason`)."""
+               selectors: list[CSSSelector], docs_dir: Path | None, site_url: str | None
+               ) -> list[str]:
+    """Hand every documentation page of the site to the build (which leaves out those the
+    settings' `exclude` patterns, matching a page's path in the site, or its front matter
+    leave out; their HTML then points to `llms.txt`, as in the plugins); merge the navigation
+    each shows into `nav`; return the pages skipped, with why (`path: reason`)."""
     skipped: list[tuple[str, str]] = []  # (page path, why)
     for relative, page in _site_pages(site_dir, html_files, skipped, warnings, nav,
-                                      selectors=selectors, docs_dir=docs_dir, site_url=site_url,
-                                      exclude=exclude):
-        if isinstance(page, _LeftOut):
-            builder.exclude_page(page.source, by_metadata=page.by_metadata, url=page.url)
-            continue
-        sources[page.input.source_path] = relative
-        builder.add_page(page.input, markdown_path=markdown_beside(relative),
-                         site_url=page.site_url)
+                                      selectors=selectors, docs_dir=docs_dir, site_url=site_url):
+        reason = builder.add_page(page.input, markdown_path=markdown_beside(relative),
+                                  site_url=page.site_url, paths=[relative])
+        if reason:
+            skipped.append((relative, reason))
+        else:
+            sources[page.input.source_path] = relative
     order = _site_order(site_dir, html_files)
     in_order = sorted(sources.items(), key=lambda item: order[item[1]])
     sources.clear()
@@ -227,20 +194,17 @@ def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
     html_files = sorted(site_dir.rglob("*.html"))
     order = _site_order(site_dir, html_files)
     pages = sorted(_site_pages(site_dir, html_files, [], [], SiteNav(), selectors=_selectors(
-        content_selector), docs_dir=docs_dir, site_url=None, exclude=()),
-        key=lambda found: order[found[0]])
-    return [page.input for _, page in pages if isinstance(page, _Page)]
+        content_selector), docs_dir=docs_dir, site_url=None), key=lambda found: order[found[0]])
+    return [page.input for _, page in pages if not metadata_exclusion(page.input.meta)]
 
 
 def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[tuple[str, str]],
                 warnings: list[str], nav: SiteNav, *, selectors: list[CSSSelector],
-                docs_dir: Path | None, site_url: str | None, exclude: Sequence[str]
-                ) -> Iterator[tuple[str, _Page | _LeftOut]]:
-    """Each documentation page of the site with its path, as soon as it is read, as a page to
-    chunk or as one left out (by `exclude` or its front matter); those skipped (left out too,
-    or no documentation page) are noted in `skipped`, with why, and those that cannot be read in
-    `warnings`; the navigation each shows is merged into `nav`. The pages come in an order of
-    their own (`_site_order` gives the site's).
+                docs_dir: Path | None, site_url: str | None) -> Iterator[tuple[str, _Page]]:
+    """Each documentation page of the site with its path, as soon as it is read; those
+    skipped (no documentation page) are noted in `skipped`, with why, and those that cannot be
+    read in `warnings`; the navigation each shows is merged into `nav`. The pages come in an
+    order of their own (`_site_order` gives the site's).
 
     The url style comes from the documentation pages alone (those with the theme's content
     element): a stray file a build copied (a theme override, an included snippet) does not
@@ -263,11 +227,8 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[tuple[
         nav.add(document.nav)
         if directory_urls is None:
             directory_urls = False
-        page = _page(document, relative, docs_dir=docs_dir, directory_urls=directory_urls,
-                     site_url=site_url, exclude=exclude)
-        if isinstance(page, _LeftOut):
-            skipped.append((relative, page.reason))
-        yield relative, page
+        yield relative, _page(document, relative, docs_dir=docs_dir,
+                              directory_urls=directory_urls, site_url=site_url)
 
 
 def _site_order(site_dir: Path, html_files: Sequence[Path]) -> dict[str, int]:
@@ -284,16 +245,6 @@ def _is_index(relative: str) -> bool:
 class _Page:
     input: PageInput
     site_url: str
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _LeftOut:
-    """A documentation page left out of the index, and why."""
-
-    source: str
-    url: str
-    reason: str
-    by_metadata: bool
 
 
 def _selectors(content_selector: str | None) -> list[CSSSelector]:
@@ -358,17 +309,12 @@ def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _
 
 
 def _page(document: _Document, relative: str, *, docs_dir: Path | None, directory_urls: bool,
-          site_url: str | None, exclude: Sequence[str]) -> _Page | _LeftOut:
-    """The page as the engine gave it (url, source, front matter), or left out: by a pattern
-    of `exclude` (matching its path in the site) or by its front matter."""
+          site_url: str | None) -> _Page:
+    """The page as the engine gave it (url, source, front matter)."""
     url = _page_url(relative, directory_urls)
     doc_name = _doc_name(url, relative)
     source, meta = _source(docs_dir, doc_name)
     source = source or f"{doc_name}.html"
-    by_metadata = metadata_exclusion(meta)
-    reason = pattern_exclusion([relative], exclude) or by_metadata
-    if reason:
-        return _LeftOut(source, url, reason, by_metadata=bool(by_metadata))
     base = site_url if site_url is not None else _site_url(document.canonical, url, doc_name)
     page = PageInput(html=document.body, source_path=source, url=url, title=document.title,
                      meta=meta)

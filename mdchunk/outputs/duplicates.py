@@ -37,27 +37,7 @@ import struct
 import unicodedata
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, AnyStr, Literal, cast
-
-from mdchunk.errors import OptionError
-
-DuplicateMode = Literal["mark", "drop", "off"]
-DUPLICATE_MODES: tuple[str, ...] = ("mark", "drop", "off")
-"""The `duplicates` option's values: mark duplicate chunks in the native index, also leave them
-out of the embedding formats, or look for none."""
-
-
-def checked_mode(value: object) -> DuplicateMode:
-    """The `duplicates` option's value, checked.
-
-    Raises:
-        OptionError: when it is not one of `DUPLICATE_MODES`.
-    """
-    if value not in DUPLICATE_MODES:
-        raise OptionError("duplicates", f"must be one of {', '.join(DUPLICATE_MODES)}, got "
-                          f"{value!r}")
-    return cast("DuplicateMode", value)
-
+from typing import Any, AnyStr, Literal
 
 SHINGLE_WORDS = 5
 """Words per shingle."""

@@ -31,3 +31,12 @@ def pattern_exclusion(paths: Iterable[str], patterns: Iterable[str]) -> str:
         if any(fnmatch.fnmatchcase(name, pattern) for name in names):
             return f"matches exclude pattern {pattern!r}"
     return ""
+
+
+def page_exclusion(meta: Mapping[str, Any], paths: Iterable[str], patterns: Iterable[str], *,
+                   draft: bool = False) -> str:
+    """Why a rendered page is left out of the index ("" when it is not): its metadata
+    (`metadata_exclusion`), a pattern its paths match (`pattern_exclusion`), or its engine
+    calling it a draft."""
+    reason = metadata_exclusion(meta) or pattern_exclusion(paths, patterns)
+    return reason or ("draft page" if draft else "")

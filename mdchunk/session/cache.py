@@ -1,4 +1,4 @@
-"""The page store: chunked pages kept on disk, within a build and across builds.
+"""The page cache: chunked pages kept on disk, within a build and across builds.
 
 Every build keeps each chunked page here, whatever the engine: the MkDocs cache across `mkdocs
 build` runs, `--dirty` and `serve`, Sphinx's parallel writers and incremental builds, and the
@@ -10,15 +10,15 @@ An entry is one file per page, named by the sha256 of the mdchunk version, the e
 build's settings (which name the code that made it: `mdchunk._version.code_identity`) and the
 page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings
 changed, or whose code did, has another name, so an entry is never stale, only unused: `prune`
-removes those no current page uses. An entry is a line of JSON each: a header (what the entry
-was made for, the page's counts and warnings, how many records of each format follow), the page
-Markdown, the inspector's data, then the records of each format in turn, as they are written in
-the index.
+removes those no current page uses. An entry is a line of JSON (a header: what the entry was
+made for, the page's counts and warnings, the length of its Markdown, how many records of each
+format follow), the page Markdown as it is (UTF-8, and a line break), then a line each: the
+inspector's data, and the records of each format in turn, as they are written in the index.
 
 A pointer (`pages/<sha256>.json`, one per page of a site) names the entry that holds a page:
 an engine that does not render every page (`mkdocs build --dirty`, an incremental Sphinx build,
 Sphinx's parallel writers, whose results reach the main process only through files) finds the
-others through it, by source path. It holds the site folder (relative to the store), the
+others through it, by source path. It holds the site folder (relative to the cache), the
 page's source path, a fingerprint of its source (the sha256 of the file, where the engine gives
 one), its page key and where its Markdown is written:
 
@@ -28,8 +28,8 @@ one), its page key and where its Markdown is written:
 (`key` null: the page's metadata leaves it out of the index.) A pointer of another version,
 settings or site folder is not used, nor one whose source fingerprint differs.
 
-A store only saves work: an entry that cannot be read (missing, truncated, corrupt, written by
-another version) is a miss, and a folder that cannot be written turns the store off with one
+The cache only saves work: an entry that cannot be read (missing, truncated, corrupt, written by
+another version) is a miss, and a folder that cannot be written turns the cache off with one
 warning.
 """
 
@@ -44,21 +44,22 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mdchunk._version import __version__
 from mdchunk.outputs.formats import ENCODED_LAYOUTS
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.profiles import PROFILES
-from mdchunk.outputs.writers import dumps, sweep_stale_temporaries, write_text
+from mdchunk.outputs.writers import atomic_write, dumps, sweep_stale_temporaries, write_text
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
 POINTERS = "pages"
-_FORMAT = 5
+_FORMAT = 6
 """The layout of an entry (part of its file name): a line per part and per record, since 2; the
 page's notes in its header, since 3; what llms.txt needs of it (`agent`), since 4; its chunks'
-prints for duplicate detection (`prints`), since 5."""
+prints for duplicate detection (`prints`), since 5; the page Markdown as it is (not JSON), its
+length in bytes in the header, since 6."""
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
@@ -66,7 +67,7 @@ _log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
-class Listed:
+class PagePointer:
     """One page in the manifest: what its entry was made from."""
 
     source: str | None
@@ -78,7 +79,7 @@ class Listed:
     """Where its Markdown is written, relative to the site folder."""
 
 
-class PageStore:
+class PageCache:
     """The chunked pages of earlier builds made with `settings`, one file each in `folder`."""
 
     def __init__(self, folder: Path, settings: str, *, log: Logger | None = None) -> None:
@@ -86,7 +87,7 @@ class PageStore:
         self.settings = settings
         """What every page's chunks depend on besides the page (options, site url, ...)."""
         self.enabled = True
-        """False once the folder proved unwritable (then every `get` misses)."""
+        """False once the folder proved unwritable (then every `summary` misses)."""
         self._log = log or _log  # warnings go to the engine's log (e.g. "mdchunk: ...")
         self._known: set[str] = set()  # page keys whose entry this object read or wrote
         try:
@@ -99,14 +100,22 @@ class PageStore:
         name = json.dumps([__version__, _FORMAT, self.settings, page_key])
         return self.folder / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
 
-    def get(self, page_key: str) -> PageOutput | None:
-        """The page kept for `page_key` with its content, or None (never an exception)."""
-        return self._found(page_key, content=True)
-
     def summary(self, page_key: str) -> PageOutput | None:
         """The page kept for `page_key` without its content (`PageOutput.without_content`), or
         None (never an exception); `read` gives its content."""
-        return self._found(page_key, content=False)
+        if not self.enabled:
+            return None
+        try:
+            page = _page(*self._entry(page_key), content=False)
+        except FileNotFoundError:
+            self._known.discard(page_key)
+            return None
+        except Exception as error:  # noqa: BLE001 - a bad entry is a miss, whatever is wrong
+            self._log.debug("page cache: %s cannot be used, its page is chunked again: %s",
+                            self.path(page_key), error)
+            return None
+        self._known.add(page_key)
+        return page
 
     def read(self, page_key: str) -> PageOutput:
         """The page kept for `page_key` with its content (also when the cache was turned off
@@ -129,15 +138,23 @@ class PageStore:
         if page.stored:
             raise ValueError(f"{page.source_path}: a page without its content cannot be kept")
         counts = {name: len(records) for name, records in page.records.items()}
+        markdown = page.markdown.encode("utf-8", "surrogatepass")
         header = {"version": __version__, "settings": self.settings, "key": page_key,
-                  "page": {name: getattr(page, name) for name in _SUMMARY}, "records": counts}
-        lines = [dumps(header), dumps(page.markdown), dumps(page.inspector)]
+                  "page": {name: getattr(page, name) for name in _SUMMARY}, "records": counts,
+                  "markdown": len(markdown)}
+        lines = [dumps(page.inspector)]
         for name, records in page.records.items():
             lines.extend(records if PROFILES[name].layout in ENCODED_LAYOUTS
                          else map(dumps, records))
         lines.append("")
+        data = b"".join([dumps(header).encode("utf-8", "replace"), b"\n", markdown, b"\n",
+                         "\n".join(lines).encode("utf-8", "replace")])
+
+        def write(handle: IO[bytes]) -> None:
+            handle.write(data)
+
         try:
-            write_text(self.path(page_key), "\n".join(lines), durable=False, sweep=False)
+            atomic_write(self.path(page_key), write, durable=False, sweep=False)
         except OSError as error:
             self._disable(error)
             return
@@ -149,41 +166,30 @@ class PageStore:
         if self.enabled and self.path(page_key).is_file():
             self._known.add(page_key)
 
-    def _found(self, page_key: str, *, content: bool) -> PageOutput | None:
-        if not self.enabled:
-            return None
-        try:
-            page = _page(*self._entry(page_key), content=content)
-        except FileNotFoundError:
-            self._known.discard(page_key)
-            return None
-        except Exception as error:  # noqa: BLE001 - a bad entry is a miss, whatever is wrong
-            self._log.debug("page store: %s cannot be used, its page is chunked again: %s",
-                            self.path(page_key), error)
-            return None
-        self._known.add(page_key)
-        return page
-
     def markdown(self, page_key: str) -> str:
-        """The page Markdown kept for `page_key`: only the entry's first two lines are read.
+        """The page Markdown kept for `page_key`: only the entry's header and Markdown are
+        read.
 
         Raises:
             OSError, ValueError: as `read`.
         """
         with self.path(page_key).open("rb") as handle:
-            self._check(json.loads(handle.readline()), page_key)
-            line = handle.readline()
-        markdown = json.loads(line) if line.endswith(b"\n") else None
-        if not isinstance(markdown, str):
+            header = json.loads(handle.readline())
+            self._check(header, page_key)
+            size = header["markdown"]
+            data = handle.read(size + 1)
+        if len(data) != size + 1 or data[-1:] != b"\n":
             raise ValueError("truncated")
-        return markdown
+        return data[:-1].decode("utf-8", "surrogatepass")
 
     def _entry(self, page_key: str) -> tuple[dict[str, Any], bytes]:
         """The header and the bytes of the entry of `page_key`, checked to be whole."""
         data = self.path(page_key).read_bytes()
         header = json.loads(data[:data.find(b"\n")])
         self._check(header, page_key)
-        if data.count(b"\n") != 3 + sum(header["records"].values()) or data[-1:] != b"\n":
+        after = _markdown_end(header, data)
+        if (data[after:after + 1] != b"\n" or data[-1:] != b"\n"
+                or data.count(b"\n", after + 1) != 1 + sum(header["records"].values())):
             raise ValueError("truncated")
         return header, data
 
@@ -194,10 +200,8 @@ class PageStore:
                                             header.get("key")] != [__version__, self.settings,
                                                                    page_key]:
             raise ValueError("written for another version, settings or page")
-
-    def holds_pages(self) -> bool:
-        """Whether pointers of these settings name pages (an earlier build filled the store)."""
-        return bool(self._pointers())
+        if not isinstance(header.get("markdown"), int) or isinstance(header["markdown"], bool):
+            raise ValueError("no length of the page Markdown in the header")
 
     def known(self, page_key: str) -> bool:
         """Whether this object read or wrote the entry of `page_key` (no disk access)."""
@@ -230,8 +234,8 @@ class PageStore:
         self._known &= keep
         return removed
 
-    def manifest(self, site: Path) -> dict[str, Listed]:
-        """The pages of the site folder `site` (source path -> `Listed`) that pointers of these
+    def manifest(self, site: Path) -> dict[str, PagePointer]:
+        """The pages of the site folder `site` (source path -> `PagePointer`) that pointers of these
         settings name; empty when there are none (never an exception)."""
         if not self.enabled:
             return {}
@@ -239,7 +243,7 @@ class PageStore:
         return {source: listed for written_for, source, listed in self._pointers()
                 if written_for == wanted}
 
-    def pointer(self, site: Path, source: str) -> Listed | None:
+    def pointer(self, site: Path, source: str) -> PagePointer | None:
         """What the pointer of page `source` of the site folder `site` names, when one of these
         settings is there (never an exception)."""
         if not self.enabled:
@@ -247,7 +251,7 @@ class PageStore:
         found = self._read_pointer(self._pointer_path(site, source))
         return found[2] if found is not None and found[:2] == (self._site(site), source) else None
 
-    def point(self, site: Path, source: str, listed: Listed) -> None:
+    def point(self, site: Path, source: str, listed: PagePointer) -> None:
         """Name the entry of page `source` of the site folder `site`, atomically (not flushed to
         disk: it is a cache)."""
         if not self.enabled:
@@ -259,9 +263,9 @@ class PageStore:
         except OSError as error:
             self._disable(error)
 
-    def write_manifest(self, site: Path, pages: Mapping[str, Listed]) -> None:
+    def write_manifest(self, site: Path, pages: Mapping[str, PagePointer]) -> None:
         """Make the pointers of the site folder `site` name exactly `pages` (source path ->
-        `Listed`): those of other pages of that site are removed."""
+        `PagePointer`): those of other pages of that site are removed."""
         if not self.enabled:
             return
         known = self.manifest(site)
@@ -276,8 +280,8 @@ class PageStore:
         name = json.dumps([self._site(site), source])
         return self.folder / POINTERS / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
 
-    def _pointers(self) -> list[tuple[str, str, Listed]]:
-        """(site, source path, `Listed`) of every pointer written by this version with these
+    def _pointers(self) -> list[tuple[str, str, PagePointer]]:
+        """(site, source path, `PagePointer`) of every pointer written by this version with these
         settings."""
         try:
             paths = sorted((self.folder / POINTERS).glob("*.json"))
@@ -285,14 +289,14 @@ class PageStore:
             return []
         return [found for path in paths if (found := self._read_pointer(path)) is not None]
 
-    def _read_pointer(self, path: Path) -> tuple[str, str, Listed] | None:
-        """(site, source path, `Listed`) of the pointer in `path` when it was written by this
+    def _read_pointer(self, path: Path) -> tuple[str, str, PagePointer] | None:
+        """(site, source path, `PagePointer`) of the pointer in `path` when it was written by this
         version with these settings; None otherwise (a bad pointer is said at debug level)."""
         try:
             pointer = json.loads(path.read_bytes())
             if [pointer["version"], pointer["settings"]] != [__version__, self.settings]:
                 return None
-            listed = Listed(**pointer["listed"])
+            listed = PagePointer(**pointer["listed"])
             if not all(isinstance(value, str) for value in (pointer["site"], pointer["page"])
                        ) or not (isinstance(listed.source, str | None)
                                  and isinstance(listed.key, str | None)
@@ -301,12 +305,12 @@ class PageStore:
         except FileNotFoundError:
             return None
         except Exception as error:  # noqa: BLE001 - a bad pointer is none, whatever is wrong
-            self._log.debug("page store: %s cannot be used: %s", path, error)
+            self._log.debug("page cache: %s cannot be used: %s", path, error)
             return None
         return pointer["site"], pointer["page"], listed
 
     def _site(self, site: Path) -> str:
-        """`site` relative to the store folder (a project moved whole keeps its pointers), or
+        """`site` relative to the cache folder (a project moved whole keeps its pointers), or
         absolute when there is no relative path (another drive)."""
         try:
             return os.path.relpath(site.absolute(), self.folder.absolute())
@@ -335,14 +339,22 @@ def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutpu
                          inspector=None, stored=True)
     if not content:
         return summary
-    lines = data.split(b"\n")
+    begin, after = data.find(b"\n") + 1, _markdown_end(header, data)
+    lines = data[after + 1:].split(b"\n")
     records: dict[str, list[Any]] = {}
-    start = 3
+    start = 1
     for name, count in header["records"].items():
         part = lines[start:start + count]
         records[name] = ([line.decode("utf-8") for line in part]
                          if PROFILES[name].layout in ENCODED_LAYOUTS
                          else [json.loads(line) for line in part])
         start += count
-    return dataclasses.replace(summary, markdown=json.loads(lines[1]),
-                               inspector=json.loads(lines[2]), records=records, stored=False)
+    return dataclasses.replace(
+        summary, markdown=data[begin:after].decode("utf-8", "surrogatepass"),
+        inspector=json.loads(lines[0]), records=records, stored=False)
+
+
+def _markdown_end(header: Mapping[str, Any], data: bytes) -> int:
+    """Where the page Markdown of an entry (`data`, its header read) ends: at the line break
+    after it."""
+    return data.find(b"\n") + 1 + int(header["markdown"])

@@ -12,10 +12,11 @@ import pytest
 
 from mdchunk.chunking import PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import OutputSettings
-from mdchunk.session import builder as session
-from mdchunk.session.builder import BuildSettings, IndexBuilder
-from mdchunk.session.workers import WorkerPool, WorkerSettings
+from mdchunk.session import workers as session
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.session.page_job import JobSettings
+from mdchunk.session.workers import WorkerPool
+from mdchunk.settings import BuildSettings, OutputSettings
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
 
@@ -78,7 +79,7 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
 ) -> None:
     """The engine says how much it will render: a site that repays a worker gets one at its
     first page to chunk, which chunks every page; a smaller one is chunked in the engine's
-    process; a site whose pages the store holds starts none."""
+    process; a site whose pages the cache holds starts none."""
     caplog.set_level(logging.DEBUG, logger="mdchunk")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setattr(session, "available_cores", lambda: 2)
@@ -92,8 +93,8 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
     assert set(multiprocessing.active_children()) == before
     assert "3 pages chunked inline" in caplog.text
     small.close()
-    store = tmp_path / "store"
-    large = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large", store=store)
+    cache = tmp_path / "cache"
+    large = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large", cache=cache)
     large.expect(session.WORKER_FOR_BYTES)
     assert set(multiprocessing.active_children()) == before  # (no page yet)
     for page in pages:
@@ -103,11 +104,11 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
     large.close()
     assert all(page.chunks >= 2 for page in summary.pages)
     assert "3 pages chunked in the worker process" in caplog.text
-    again = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large", store=store)
+    again = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large", cache=cache)
     again.expect(session.WORKER_FOR_BYTES)
     for page in pages:
         again.add_page(page, markdown_path=f"{page.url}index.html.md")
-    assert set(multiprocessing.active_children()) == before  # every page from the store
+    assert set(multiprocessing.active_children()) == before  # every page from the cache
     again.finish([page.source_path for page in pages])
     again.close()
 
@@ -115,8 +116,8 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
 def test_pages_wait_for_room_in_the_queue(tmp_path: Path) -> None:
     """Submitting a page first waits for all but the last `max_in_flight` pages sent: a worker
     slower than the engine never leaves every page's HTML queued in the build's process."""
-    pool = WorkerPool(WorkerSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
-                                     tmp_path / "store", "settings"))
+    pool = WorkerPool(JobSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
+                                  tmp_path / "cache", "settings"))
     pool.max_in_flight = 2
     try:
         futures = []
@@ -148,8 +149,8 @@ def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing(
         tmp_path: Path) -> None:
     from mdchunk.chunking.tokens import counter_name
 
-    pool = WorkerPool(WorkerSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
-                                     tmp_path / "store", "settings"))
+    pool = WorkerPool(JobSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
+                                  tmp_path / "cache", "settings"))
     try:
         assert pool.counter is None
         assert pool._pool is None  # no process started for the question

@@ -1,0 +1,177 @@
+"""What a build's finish writes, and what it says of it.
+
+The finish runs what needs the whole site (the duplicate marks, `llms.txt`, the search bundle)
+and writes every output of the index into the site folder, each file atomically, reading each
+page's records back from the page cache one page at a time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mdchunk.errors import MdChunkError
+from mdchunk.outputs.duplicates import ChunkPrint, Duplicate, find_duplicates
+from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.inspector import write_inspector
+from mdchunk.outputs.llms import ListedPage, write_agent_outputs
+from mdchunk.outputs.marks import marked_records
+from mdchunk.outputs.outline import SiteOutline
+from mdchunk.outputs.pagefind_bundle import write_search_page
+from mdchunk.outputs.pages import PageOutput, counted, index_summary
+from mdchunk.outputs.profiles import Record, check_formats
+from mdchunk.outputs.profiles.pagefind import record_language
+from mdchunk.session.index_pages import IndexPages
+from mdchunk.settings import BuildSettings
+
+_T = TypeVar("_T")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BuildSummary:
+    """What a finished build wrote, for the engine's log."""
+
+    pages: tuple[PageOutput, ...]
+    """The pages in the index (counts and warnings only), in the index's order."""
+    written: Mapping[str, Path]
+    """The file written for each format."""
+    inspector: Path | None
+    """The chunk inspector's page, when it was asked for."""
+    search_page: Path | None
+    """The search page over the Pagefind bundle, when it was asked for."""
+    lacking: tuple[str, ...]
+    """Pages of the site that are neither rendered nor found in the cache."""
+    duplicates: Mapping[str, Duplicate] = dataclasses.field(default_factory=dict)
+    """The duplicate chunks of the index, by id (see `mdchunk.outputs.duplicates`)."""
+    cache: Path | None = None
+    """The page cache's folder, when it is kept across builds."""
+
+    def describe(self) -> str:
+        """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`."""
+        return index_summary(self.pages, self.written, duplicates=len(self.duplicates))
+
+    def lines(self) -> list[str]:
+        """What the engine logs of the build (at info level): `describe`, then where the chunk
+        inspector and the search page are, when they were written."""
+        lines = [self.describe()]
+        if self.inspector is not None:
+            lines.append(f"chunk inspector: {self.inspector}")
+        if self.search_page is not None:
+            lines.append(f"search page: {self.search_page}")
+        return lines
+
+    def lacking_warning(self, engine: str) -> str:
+        """What to warn of the pages the index lacks ("" when it lacks none): pages `engine`
+        did not render in this build (`mkdocs build --dirty`) that the cache does not hold."""
+        count = len(self.lacking)
+        if not count:
+            return ""
+        names = ", ".join(self.lacking[:3]) + (f" and {count - 3} more" if count > 3 else "")
+        where = ("the page cache is off" if self.cache is None
+                 else f"not found in the page cache {self.cache}")
+        hint = (", and with `cache: true` later builds keep every page" if self.cache is None
+                else "")
+        return (f"the chunk index of this build lacks {counted(count, 'page')} that {engine} "
+                f"did not render: {names} ({where}); a full build puts "
+                f"{'it' if count == 1 else 'them'} back{hint}")
+
+
+
+class IndexWriter:
+    """Writes the outputs of a build's index: the pages of `index` (by source path, in the
+    order given to each method) with `settings`, into `site_dir`."""
+
+    def __init__(self, settings: BuildSettings, site_dir: Path, index: IndexPages,
+                 log: logging.Logger | logging.LoggerAdapter[Any]) -> None:
+        self.settings = settings
+        self.site_dir = site_dir
+        self.index = index
+        self.log = log
+
+    def duplicates(self, sources: Sequence[str]) -> dict[str, Duplicate]:
+        """The duplicate chunks of the pages `sources`, in the index's order (none when the
+        build does not look for them)."""
+        if self.settings.duplicates == "off":
+            return {}
+        return find_duplicates(ChunkPrint.from_json(value) for source in sources
+                               for value in self.index.pages[source].output.prints)
+
+    def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate]
+                       ) -> dict[str, Path]:
+        formats = check_formats(self.settings.output.formats)
+        drop = self.settings.duplicates == "drop"
+
+        def records_of(name: str) -> Iterator[Record]:
+            for source in sources:
+                ids = [value[0] for value in self.index.pages[source].output.prints]
+                yield from marked_records(name, self._content(source).records[name], ids,
+                                          marks, drop=drop)
+
+        index = self.site_dir / self.settings.index
+        try:
+            return write_records(self.site_dir, {name: records_of(name) for name in formats},
+                                 output=self.settings.index, encoded=True,
+                                 pagefind_output=self.settings.pagefind.folder)
+        except OSError as error:
+            raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
+
+    def agent_outputs(self, sources: Sequence[str], outline: SiteOutline
+                             ) -> dict[str, Path]:
+        """`llms.txt`, `llms-full` and the Markdown twins, when asked for."""
+        if self.settings.llms is None:
+            return {}
+        pages = [ListedPage(source, self.index.pages[source].output.url,
+                            self.index.pages[source].output.agent) for source in sources]
+        pages += [ListedPage(source, url, None, indexed=False)
+                  for source, url in self.index.build.left_out.items()
+                  if source not in self.index.pages]
+        try:
+            return write_agent_outputs(
+                self.site_dir, pages, outline, self.settings.llms, markdown_of=self.markdown,
+                site_url=self.settings.site_url, encoding=self.settings.options.encoding,
+                log=self.log)
+        except OSError as error:
+            raise MdChunkError(f"cannot write the agent outputs (llms.txt, llms-full, Markdown "
+                               f"twins) in {self.site_dir}: {error}") from error
+
+    def inspector(self, sources: Sequence[str]) -> Path | None:
+        if not self.settings.output.inspector:
+            return None
+        inspected = (self._content(source).inspector for source in sources)
+        return write_inspector(self.site_dir, [data for data in inspected if data],
+                               max_tokens=self.settings.options.max_tokens)
+
+    def search_page(self) -> Path | None:
+        """The search page over the Pagefind bundle, after the inspector (which replaces the
+        folder they share)."""
+        if not self.settings.pagefind.search_page:
+            return None
+        return write_search_page(self.site_dir, self.settings.pagefind,
+                                 language=record_language({}, self.settings.output.language))
+
+    def _content(self, source: str) -> PageOutput:
+        """The whole page (Markdown, records, inspector data), read from its entry when this
+        process holds only its counts."""
+        page = self.index.pages[source]
+        if not page.output.stored:
+            return page.output
+        return self._read(source, self.index.cache.read)
+
+    def markdown(self, source: str) -> str:
+        """The page's Markdown, read from its entry when this process holds only its counts."""
+        page = self.index.pages[source]
+        if not page.output.stored:
+            return page.output.markdown
+        return self._read(source, self.index.cache.markdown)
+
+    def _read(self, source: str, read: Callable[[str], _T]) -> _T:
+        key = self.index.pages[source].key
+        try:
+            return read(key)
+        except (OSError, ValueError) as error:
+            raise MdChunkError(
+                f"cannot write the chunk index: the page cache entry of {source} "
+                f"({self.index.cache.path(key)}) cannot be read: {error}; build again") from error

@@ -1,0 +1,90 @@
+"""Chunking one page for a build: the one function, wherever it runs.
+
+A build chunks a page in its own process or in a worker process (`mdchunk.session.workers`);
+both only call `PageJob.run`, which chunks the page with the build's options and counter, makes
+what it contributes to every output (`mdchunk.outputs.pages.page_output`) and keeps it in the
+page cache, so that the process that writes the index holds only its counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from mdchunk.chunking import Chunker, PageInput
+from mdchunk.chunking.tokens import counter_name, token_counter
+from mdchunk.options import ChunkOptions
+from mdchunk.outputs.pages import PageOutput, page_output
+from mdchunk.session.cache import PageCache
+from mdchunk.settings import OutputSettings
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobSettings:
+    """Everything a process needs to chunk pages as every other process of the build does."""
+
+    options: ChunkOptions
+    processed_at: str
+    """The build's time, in every record (`mdchunk.chunking.build_time`)."""
+    output: OutputSettings
+    """What to make of each page (`BuildSettings.page_settings`)."""
+    cache: Path
+    """The page cache's folder."""
+    fingerprint: str
+    """The settings the cache's entries are named with (`BuildSettings.fingerprint`)."""
+    tokenizer: str | None = None
+
+
+class PageJob:
+    """Chunks pages with one `Chunker` (made, with its token counter, at the first page) and
+    keeps each in `cache`."""
+
+    def __init__(self, settings: JobSettings, cache: PageCache) -> None:
+        self.settings = settings
+        self.cache = cache
+        self._chunker: Chunker | None = None
+
+    @property
+    def chunker(self) -> Chunker:
+        """The chunker, loaded (its token counter too) when first asked for.
+
+        Raises:
+            TokenizerError: when the counter cannot be loaded, with the fix.
+        """
+        if self._chunker is None:
+            settings = self.settings
+            self._chunker = Chunker(settings.options, processed_at=settings.processed_at,
+                                    counter=token_counter(settings.options.encoding,
+                                                          tokenizer=settings.tokenizer))
+        return self._chunker
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a page was chunked (or the counter loaded) by this job."""
+        return self._chunker is not None
+
+    def load(self) -> str:
+        """Load the chunker and its token counter; return the counter's name.
+
+        Raises:
+            TokenizerError: when the counter cannot be loaded, with the fix.
+        """
+        self.chunker  # noqa: B018 - loads it, or raises why it cannot be
+        return counter_name(self.settings.options.encoding, tokenizer=self.settings.tokenizer)
+
+    def run(self, page: PageInput, key: str, site_url: str) -> PageOutput:
+        """Chunk `page` (whose url is under `site_url`) and keep it in the cache under `key`;
+        return its counts (`PageOutput.without_content`), or the whole page where the cache
+        cannot keep it."""
+        chunker = self.chunker
+        chunker.site_url = site_url
+        output = page_output(chunker.chunk_page(page), self.settings.output,
+                             count=chunker.count, site_url=site_url)
+        return self.kept(key, output)
+
+    def kept(self, key: str, output: PageOutput) -> PageOutput:
+        """`output` kept in the cache under `key` (unless it is already), as a build then holds
+        it: its counts; the whole page where the cache cannot keep it."""
+        if not output.stored and not self.cache.known(key):
+            self.cache.put(key, output)
+        return output.without_content() if self.cache.known(key) else output
