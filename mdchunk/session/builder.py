@@ -32,7 +32,7 @@ from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.profiles import check_formats
 from mdchunk.outputs.writers import write_text
 from mdchunk.session.cache import PageCache
-from mdchunk.session.exclusion import metadata_exclusion, page_exclusion, pattern_exclusion
+from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
 from mdchunk.session.finish import BuildSummary, IndexWriter
 from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
 from mdchunk.session.page_job import JobSettings, PageJob
@@ -105,12 +105,13 @@ class IndexBuilder:
             draft: Whether the engine calls the page a draft (left out).
         """
         source, build = page.source_path, self.index.build
-        reason = page_exclusion(page.meta, paths or [source], self.settings.exclude, draft=draft)
-        if reason:
-            self.log.debug("%s: left out of the chunk index (%s)", source, reason)
+        exclusion = page_exclusion(page.meta, paths or [source], self.settings.exclude,
+                                   draft=draft)
+        if exclusion:
+            self.log.debug("%s: left out of the chunk index (%s)", source, exclusion.reason)
             self.index.leave_out(source, page.url, fingerprint=fingerprint,
-                                 by_metadata=bool(metadata_exclusion(page.meta)))
-            return reason
+                                 by_metadata=exclusion.by_metadata)
+            return exclusion.reason
         self._check_unique(page)
         build.added[source] = page.url
         build.seen.add(source)

@@ -256,10 +256,12 @@ class PageCache:
         disk: it is a cache)."""
         if not self.enabled:
             return
-        pointer = {"version": __version__, "settings": self.settings, "site": self._site(site),
-                   "page": source, "listed": dataclasses.asdict(listed)}
+        path = self._pointer_path(site, source)
+        pointer = dumps({"version": __version__, "settings": self.settings,
+                         "site": self._site(site), "page": source,
+                         "listed": dataclasses.asdict(listed)})
         try:
-            write_text(self._pointer_path(site, source), dumps(pointer), durable=False)
+            write_text(path, pointer, durable=False)
         except OSError as error:
             self._disable(error)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -33,10 +34,25 @@ def pattern_exclusion(paths: Iterable[str], patterns: Iterable[str]) -> str:
     return ""
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Exclusion:
+    """Why a rendered page is left out of the index ("" when it is not)."""
+
+    reason: str = ""
+    by_metadata: bool = False
+    """Left out by its own metadata: it stays out when a later build keeps it without
+    rendering it (a pattern or a draft is decided again by each build)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.reason)
+
+
 def page_exclusion(meta: Mapping[str, Any], paths: Iterable[str], patterns: Iterable[str], *,
-                   draft: bool = False) -> str:
-    """Why a rendered page is left out of the index ("" when it is not): its metadata
+                   draft: bool = False) -> Exclusion:
+    """Whether and why a rendered page is left out of the index: its metadata
     (`metadata_exclusion`), a pattern its paths match (`pattern_exclusion`), or its engine
     calling it a draft."""
-    reason = metadata_exclusion(meta) or pattern_exclusion(paths, patterns)
-    return reason or ("draft page" if draft else "")
+    by_metadata = metadata_exclusion(meta)
+    if by_metadata:
+        return Exclusion(by_metadata, by_metadata=True)
+    return Exclusion(pattern_exclusion(paths, patterns) or ("draft page" if draft else ""))
