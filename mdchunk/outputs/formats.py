@@ -23,7 +23,7 @@ from mdchunk.outputs.profiles import (
 from mdchunk.outputs.sqlite import write_sqlite
 from mdchunk.outputs.writers import (
     atomic_write,
-    dumps,
+    record_bytes,
     record_encoder,
     replace_folder,
     write_jsonl,
@@ -106,18 +106,15 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
 
 
 def write_json_array(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:
-    """Write one JSON array, a record per line, atomically; return the number of records.
-
-    `encoded`: the records are already `dumps` text (made where the pages were chunked).
-    """
+    """Write one JSON array, a record per line, atomically; return the number of records
+    (`encoded`: see `record_bytes`)."""
     count = 0
 
     def write(handle: IO[bytes]) -> None:
         nonlocal count
         handle.write(b"[")
-        for record in records:
-            handle.write(b",\n" if count else b"\n")
-            handle.write((record if encoded else dumps(record)).encode("utf-8"))
+        for text in record_bytes(records, encoded=encoded):
+            handle.write((b",\n" if count else b"\n") + text)
             count += 1
         handle.write(b"\n]\n" if count else b"]\n")
 

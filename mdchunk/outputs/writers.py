@@ -8,7 +8,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -171,18 +171,22 @@ def _same_in_orjson(value: Any) -> bool:
     return True
 
 
-def write_jsonl(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:
-    """Write one JSON record per line, atomically; return the number of records.
+def record_bytes(records: Iterable[Any], *, encoded: bool = False) -> Iterator[bytes]:
+    """Each record as UTF-8 JSON text; `encoded`: the records are already `dumps` text (made
+    where the pages were chunked)."""
+    for record in records:
+        yield (record if encoded else dumps(record)).encode("utf-8")
 
-    `encoded`: the records are already `dumps` text (made where the pages were chunked).
-    """
+
+def write_jsonl(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:
+    """Write one JSON record per line, atomically; return the number of records (`encoded`:
+    see `record_bytes`)."""
     count = 0
 
     def write(handle: IO[bytes]) -> None:
         nonlocal count
-        for record in records:
-            handle.write((record if encoded else dumps(record)).encode("utf-8"))
-            handle.write(b"\n")
+        for line in record_bytes(records, encoded=encoded):
+            handle.write(line + b"\n")
             count += 1
 
     atomic_write(path, write)
