@@ -23,6 +23,7 @@ from typing import Any
 from mdchunk.outputs.profiles.base import ChunksLike, ProfileSettings, Record
 from mdchunk.outputs.profiles.semantic import (
     ChunkMetrics,
+    CommonChunkFields,
     FeedbackMetrics,
     SemanticChunk,
     check_common_fields,
@@ -37,7 +38,6 @@ from mdchunk.outputs.profiles.validation import (
     check_str,
     check_unit,
     check_uuid4,
-    json_form,
     model_values,
     require,
 )
@@ -49,28 +49,13 @@ _FEEDBACK = ("accepted", "rejected", "modifications")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class FlatSemanticChunk:
+class FlatSemanticChunk(CommonChunkFields):
     """Seed 001's flat chunk model: every value a string, number, boolean or None.
 
     Raises:
         ChunkValidationError: naming the field and the bad value.
     """
 
-    uuid: str
-    type: str
-    text: str
-    language: str
-    sha256: str
-    start: int
-    end: int
-    source_id: str | None = None
-    project: str | None = None
-    task_id: str | None = None
-    subtask_id: str | None = None
-    unit_id: str | None = None
-    role: str | None = None
-    summary: str | None = None
-    source_path: str | None = None
     source_lines_start: int | None = None
     source_lines_end: int | None = None
     ordinal: int | None = None
@@ -142,10 +127,6 @@ class FlatSemanticChunk:
         if any(getattr(self, name) is not None for name in _METRICS) or feedback[0][1] is not None:
             for name in _USAGE:  # metrics are present: their booleans must be too
                 require(name, getattr(self, name))
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON form, in field order, without the optional fields that are None."""
-        return json_form(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FlatSemanticChunk:

@@ -145,12 +145,9 @@ class ChunkMetrics:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class SemanticChunk:
-    """Seed 001's nested chunk model. Every value is checked when the object is made.
-
-    Raises:
-        ChunkValidationError: naming the field and the bad value.
-    """
+class CommonChunkFields:
+    """The fields that seed 001's nested and flat chunk models share, first in both, with the
+    same names and rules (`check_common_fields`)."""
 
     uuid: str
     """UUIDv4 of the chunk."""
@@ -174,6 +171,20 @@ class SemanticChunk:
     """One of `CHUNK_ROLES`."""
     summary: str | None = None
     source_path: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form, in field order, without the optional fields that are None."""
+        return json_form(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SemanticChunk(CommonChunkFields):
+    """Seed 001's nested chunk model. Every value is checked when the object is made.
+
+    Raises:
+        ChunkValidationError: naming the field and the bad value.
+    """
+
     source_lines: tuple[int, int] | None = None
     """First and last line of the chunk in the source."""
     ordinal: int | None = None
@@ -226,10 +237,6 @@ class SemanticChunk:
             for tag in tags:
                 check_item("tags", tag)
             _set(self, "tags", tuple(tags))
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON form, in field order, without the optional fields that are None."""
-        return json_form(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SemanticChunk:
