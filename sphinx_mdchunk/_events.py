@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _BUILDERS = ("html", "dirhtml")
-_CACHE_FOLDER = "mdchunk-store"
 
 
 class MdChunkBuild:
@@ -67,13 +66,12 @@ class MdChunkBuild:
             logger.info("mdchunk: the %r builder is not html or dirhtml; no chunk index is "
                         "written", app.builder.name)
             return
-        config = app.config
-        build = settings(config, SiteFacts(site_url=config.html_baseurl or "",
-                                           site_name=str(config.project or ""),
-                                           language=config.language))
+        build = settings(app.config, SiteFacts(
+            site_url=app.config.html_baseurl or "", site_name=str(app.config.project or ""),
+            language=app.config.language))
         try:
             self.builder = IndexBuilder(build, site_dir=Path(app.outdir),
-                                        cache=Path(app.doctreedir) / _CACHE_FOLDER,
+                                        cache=Path(app.doctreedir) / "mdchunk-store",
                                         report=self._report, log=_Prefixed(logger))
         except MdChunkError as error:
             _stop(error)
