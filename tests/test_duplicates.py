@@ -49,6 +49,14 @@ def test_a_print_is_the_sketch_of_the_shingles_of_the_normalised_text(text: str)
     assert ChunkPrint.from_json(made.as_json()) == made
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=300))
+def test_the_words_of_ascii_text_are_the_words_of_the_definition(text: str) -> None:
+    """ASCII text, whose words `chunk_print` splits out of its bytes, has the same print as
+    the definition's, whatever its punctuation, `_` and control characters."""
+    assert chunk_print("id", text).sketch == sketch(shingles(normalized(text)))
+
+
 def test_exact_duplicates_compare_normalised_text() -> None:
     texts = {"a": "## Setup\n\nRun  the\ttool.", "b": "Other text.",
              "c": "## SETUP\n\nRun the tool.  \n", "d": "## Setup\n\nRun the tool."}

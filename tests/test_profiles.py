@@ -21,6 +21,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks
+from mdchunk.chunk import UUID_NAMESPACE, uuid5_text
 from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.engines.site import site_pages
 from mdchunk.outputs import formats as output_module
@@ -896,3 +897,9 @@ def test_docsearch_content_reads_the_page_as_text(make_site: SiteBuilder) -> Non
     records = json.loads((site / "docsearch.json").read_text(encoding="utf-8"))
     assert records[0]["content"] == ("Pass f(*args) or g[0] as many or all, with a[i](j) in code "
                                      "and a literal *star* and old RFC 1.")
+
+
+@given(name=TEXT)
+def test_chunk_uuids_are_the_standard_library_uuid5(name: str) -> None:
+    """`uuid5_text` (every record's `uuid` and `documentUuid`) gives what `uuid.uuid5` gives."""
+    assert uuid5_text(name) == str(uuid.uuid5(UUID_NAMESPACE, name))

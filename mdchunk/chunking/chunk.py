@@ -377,8 +377,15 @@ def text_sha256(text: str) -> str:
 
 
 def uuid5_text(name: str) -> str:
-    """`uuid5(UUID_NAMESPACE, name)` as text: the same name always gives the same uuid."""
-    return str(uuid.uuid5(UUID_NAMESPACE, name))
+    """`uuid5(UUID_NAMESPACE, name)` as text: the same name always gives the same uuid.
+
+    Made from the SHA-1 digest as RFC 4122 says (version 5, variant bits), which is what
+    `uuid.uuid5` does, without building a `UUID` object for each chunk."""
+    digest = bytearray(hashlib.sha1(UUID_NAMESPACE.bytes + name.encode("utf-8")).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = digest.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 #: `uuid5_text`, cached for document uuids (every chunk of a page asks for the same one).

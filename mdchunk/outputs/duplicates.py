@@ -46,7 +46,12 @@ NEAR_THRESHOLD = 0.9
 SKETCH_SIZE = 128
 """Hashes kept per chunk (bottom-k MinHash)."""
 _WORD = re.compile(r"\w+")
-_ASCII_WORD = re.compile(rb"\w+")
+#: A table for `bytes.translate` that turns every byte but an ASCII word character (what `\w`
+#: matches in ASCII text: letters, digits, `_`) into a space: the words of ASCII text are then
+#: what `split()` gives, as `re.findall(rb"\w+")` would find them, but faster.
+_ASCII_WORDS_ONLY = bytes(
+    byte if chr(byte).isascii() and (chr(byte).isalnum() or byte == ord("_")) else ord(" ")
+    for byte in range(256))
 
 
 def normalized(text: str) -> str:
@@ -83,9 +88,9 @@ def chunk_print(chunk_id: str, text: str) -> ChunkPrint:
     plain = normalized(text)
     data = plain.encode("utf-8", "surrogatepass")
     digest = hashlib.sha256(data).hexdigest()[:32]
-    # The shingles are hashed as UTF-8: the words of ASCII text are found in its bytes (where
-    # `\w` means what it means in text), others each encoded once.
-    words = _ASCII_WORD.findall(data) if plain.isascii() else [
+    # The shingles are hashed as UTF-8: the words of ASCII text are split out of its bytes
+    # (`_ASCII_WORDS_ONLY`), others each encoded once.
+    words = data.translate(_ASCII_WORDS_ONLY).split() if plain.isascii() else [
         word.encode("utf-8", "surrogatepass") for word in _WORD.findall(plain)]
     return ChunkPrint(chunk_id, digest, _bottom(map(zlib.crc32, _runs(words, b" "))))
 
