@@ -21,7 +21,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks
-from mdchunk.chunk import UUID_NAMESPACE, uuid5_text
+from mdchunk.chunking.chunk import UUID_NAMESPACE, uuid5_text
 from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.engines.site import site_pages
 from mdchunk.outputs import formats as output_module
