@@ -37,13 +37,13 @@ class SlowFile:
         self.handle, self.lines = handle, 0
 
     def write(self, data):
-        if data == b"\\n":
-            self.lines += 1
-            if self.lines == 10:
-                self.handle.flush()
-                marker.write_text("writing")
-                time.sleep(120)
-        return self.handle.write(data)
+        written = self.handle.write(data)
+        self.lines += data.count(b"\\n")
+        if self.lines >= 10:
+            self.handle.flush()
+            marker.write_text("writing")
+            time.sleep(120)
+        return written
 
 def slow_atomic_write(path, write, **options):
     if path.name != "chunks.jsonl":
