@@ -35,8 +35,13 @@ import cProfile, hashlib, json, pickle, pstats, sys, time
 pages_file, copy, runs, profile = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 sys.path.insert(0, copy)
 from mdchunk import Chunker, ChunkOptions, PageInput
-from mdchunk.outputs.pages import OutputSettings, page_output
-from mdchunk.chunking.tokens import token_counter
+from mdchunk.outputs.pages import page_output
+try:  # the layout since the settings got one module and the counters moved into chunking/
+    from mdchunk.chunking.tokens import token_counter
+    from mdchunk.settings import OutputSettings
+except ImportError:  # a copy from before
+    from mdchunk.outputs.pages import OutputSettings
+    from mdchunk.tokens import token_counter
 assert Chunker.__module__.startswith("mdchunk") and copy in sys.modules["mdchunk"].__file__
 pages = [PageInput(**page) for page in pickle.loads(open(pages_file, "rb").read())]
 settings = OutputSettings(agents=True, duplicates=True)
