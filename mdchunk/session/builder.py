@@ -30,7 +30,6 @@ from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.profiles import check_formats
-from mdchunk.outputs.writers import write_text
 from mdchunk.session.cache import PageCache
 from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
 from mdchunk.session.finish import BuildSummary, IndexWriter
@@ -122,12 +121,12 @@ class IndexBuilder:
         if found is not None:
             build.from_cache += 1
             self._keep(source, dataclasses.replace(indexed, output=found))
-        elif self._in_workers():
+        elif not self._in_workers():
+            self._chunk_here(page, url, indexed)
+        else:
             assert self._pool is not None
             build.waiting[source] = WaitingPage(self._pool.submit(page, indexed.key, url),
                                                 indexed)
-        else:
-            self._chunk_here(page, url, indexed)
         return ""
 
     def expect(self, source_bytes: int) -> None:
@@ -302,23 +301,15 @@ class IndexBuilder:
         self.index.pages.pop(source, None)
 
     def _keep(self, source: str, page: IndexedPage, *, report: bool = True) -> None:
-        """Keep `page` in the index, point the cache at it and write its Markdown; report its
+        """Keep `page` in the index (see `IndexPages.hold`, which writes its Markdown); report its
         warnings (every build, so that a strict build sees them every time)."""
         if report:
             for warning in page.output.warnings:
                 self.report(source, warning)
             for note in page.output.notes:
                 self.log.info("%s: %s", source, note)
-        self.index.hold(source, page)
-        if self.settings.write_markdown:
-            self._write_markdown(source, page)
-
-    def _write_markdown(self, source: str, page: IndexedPage) -> None:
-        """Write the page's Markdown beside its HTML; a page kept without being rendered keeps
-        its file when it is there (the build that rendered it wrote it)."""
-        path = self.site_dir / page.markdown_path
-        if not page.kept or not path.is_file():
-            write_text(path, self.writer.markdown(source), durable=False)
+        self.index.hold(source, page, markdown=self.writer.markdown
+                        if self.settings.write_markdown else None)
 
     def _log_times(self, waited: float, duplicates: float, writing: float) -> None:
         """At debug level: the pages chunked in this build and where, the slowest of those
