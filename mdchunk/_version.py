@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 @functools.cache
 def code_identity(package: Path = Path(__file__).parent) -> str:
     """The version and a digest of the Python files of `package` (mdchunk's own): what the
-    page store's entries are made by. Code installed from a development checkout, or edited
+    page cache's entries are made by. Code installed from a development checkout, or edited
     since, keeps the version but not the digest, so its builds do not read the records that
     other code wrote."""
     digest = hashlib.sha256()

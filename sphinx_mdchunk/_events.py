@@ -3,7 +3,7 @@
 `html-page-context` runs in worker processes under `sphinx-build -j N`: each page is chunked
 there and kept in the page cache (in the doctree folder, which persists across incremental
 builds). `build-finished` runs in the main process: it keeps every current document from the
-store (those Sphinx did not rewrite, and those its workers wrote) and writes the index.
+cache (those Sphinx did not rewrite, and those its workers wrote) and writes the index.
 """
 
 from __future__ import annotations

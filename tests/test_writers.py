@@ -102,7 +102,7 @@ def test_the_records_of_a_page_are_encoded_by_orjson_when_it_can() -> None:
 
 def test_a_write_sweeps_a_killed_writers_file_unless_the_folder_owner_does(
         tmp_path: Path) -> None:
-    """The page store writes many files into one folder and sweeps it as a whole when it
+    """The page cache writes many files into one folder and sweeps it as a whole when it
     prunes: its writes (`sweep=False`) do not read the folder each time."""
     dead = 2**22 + 12345  # above Linux's default pid_max: no such process
     stale = tmp_path / f".page.json.{dead}.abc.tmp"

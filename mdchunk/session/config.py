@@ -172,7 +172,7 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
                frozenset({MKDOCS}), "Sphinx's incremental builds keep unchanged pages"),
     SiteOption("cache_dir", ".cache/mdchunk", (str,),
                "Folder of the page cache, relative to the folder of mkdocs.yml.",
-               frozenset({MKDOCS}), "mdchunk keeps its page store in Sphinx's doctree folder"),
+               frozenset({MKDOCS}), "mdchunk keeps its page cache in Sphinx's doctree folder"),
     SiteOption("tokenizer", None, (str,),
                f"The token counter, one of auto, {', '.join(COUNTERS)} (all give tiktoken's "
                "counts); default: MDCHUNK_TOKENIZER, else auto.",
