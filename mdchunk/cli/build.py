@@ -101,7 +101,7 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
         if config_file is not None:
             settings.update(options_of_file(config_file, "chunk"), f"'--config' ({config_file})")
         settings.update(_flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
-        build = _split_settings(settings.values, "chunk")
+        build = _command_settings(settings.values, "chunk")
     except (MdChunkError, OSError) as error:
         raise _fail(error, settings.origins) from error
     from mdchunk.engines.sources import find_sources
@@ -153,7 +153,7 @@ def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any], *, jobs: in
     return settings
 
 
-def _split_settings(values: Mapping[str, Any], command: str) -> BuildSettings:
+def _command_settings(values: Mapping[str, Any], command: str) -> BuildSettings:
     """The build's settings from a command's options (files and flags), through the one
     schema (`mdchunk.session.config.build_settings`). What the command has no use for is left
     out: the MkDocs plugin's own options (their flags set `workers`), and for `chunk`, whose
@@ -250,7 +250,7 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
         if config_file is not None:
             settings.update(options_of_file(config_file, "site"), f"'--config' ({config_file})")
         settings.update(_flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
-        summary = chunk_site(site_dir, _split_settings(settings.values, "site"),
+        summary = chunk_site(site_dir, _command_settings(settings.values, "site"),
                              docs_dir=docs_dir, content_selector=content_selector)
     except (MdChunkError, OSError) as error:
         raise _fail(error, settings.origins) from error
