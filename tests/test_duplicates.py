@@ -232,3 +232,29 @@ def test_off_looks_for_no_duplicates(make_site: SiteBuilder, tmp_path: Path) -> 
     site = build_with_snippets(make_site, tmp_path, duplicates="off", **OPTIONS)
     records = Index.load(site).records
     assert all(record["duplicateOf"] is None for record in records)
+
+
+def test_marks_follow_the_index_order_however_they_are_found(
+        make_site: SiteBuilder, tmp_path: Path, reproducible: None) -> None:
+    """The marks are those of the index's order whether the build's own process finds them or
+    a worker does, and whether a build takes the last build's marks (an unchanged site) or
+    searches again (a marks file it cannot read, or a page that comes first)."""
+    pages = {**PAGES, "zos.md": "# z/OS\n\nNo package yet.\n\n" + NEAR_COPY}
+
+    def build(**plugin: Any) -> list[dict[str, Any]]:
+        site = build_with_snippets(make_site, tmp_path, pages=pages, **OPTIONS, **plugin)
+        return read_jsonl(site / "chunks.jsonl")
+
+    inline = build(workers=0, cache=False)
+    assert {mark["id"].split("::")[0] for mark in marked(inline).values()} == {"doc:linux"}
+    assert build(workers=1, cache=False) == inline
+    assert build(workers=1) == inline  # searched, and kept for the next build
+    (kept,) = tmp_path.glob("**/duplicate-marks.json")
+    assert build(workers=1) == inline  # taken
+    kept.write_text('{"key": ', encoding="utf-8")
+    assert build(workers=0) == inline  # searched again
+
+    pages["aix.md"] = "# AIX\n\nInstall the package with installp.\n\n--8<-- \"proxy.md\"\n"
+    earlier = build()  # aix.md comes before linux.md in the index
+    assert {mark["id"].split("::")[0] for mark in marked(earlier).values()} == {"doc:aix"}
+    assert len(marked(earlier)) == 4

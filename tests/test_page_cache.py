@@ -18,6 +18,7 @@ from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
 from mdchunk.outputs.pages import PageOutput, page_output
 from mdchunk.session.cache import PageCache, PagePointer
+from mdchunk.session.duplicate_search import MARKS_FILE
 from mdchunk.settings import OutputSettings
 from tests.conftest import SiteBuilder
 from tests.invariants import Index
@@ -68,7 +69,7 @@ def _entries(root: Path) -> dict[str, Path]:
     """The cache's entries by the source path of their page."""
     entries = {}
     for path in sorted((root / ".cache" / "mdchunk").glob("*.json")):
-        if path.name != "manifest.json":
+        if path.name not in ("manifest.json", MARKS_FILE):
             header = path.read_bytes().split(b"\n", 1)[0]
             entries[json.loads(header)["page"]["source_path"]] = path
     return entries

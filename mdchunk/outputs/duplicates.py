@@ -164,6 +164,12 @@ def find_duplicates(prints: Iterable[ChunkPrint], *, threshold: float = NEAR_THR
     return marks
 
 
+def find_duplicates_in(prints: Iterable[Sequence[str]], *, threshold: float = NEAR_THRESHOLD
+                       ) -> dict[str, Duplicate]:
+    """`find_duplicates` of prints in their JSON form (`ChunkPrint.as_json`)."""
+    return find_duplicates(map(ChunkPrint.from_json, prints), threshold=threshold)
+
+
 class _Kept:
     """The chunks kept so far, indexed by the hashes of their sketches' prefixes."""
 

@@ -31,6 +31,7 @@ from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.profiles import check_formats
 from mdchunk.session.cache import PageCache
+from mdchunk.session.duplicate_search import DuplicateSearch
 from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
 from mdchunk.session.finish import BuildSummary, IndexWriter
 from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
@@ -81,6 +82,7 @@ class IndexBuilder:
             settings.options, build_time(), settings.page_settings(), self.cache.folder,
             self.cache.settings, settings.tokenizer), self.cache)
         """Chunks the pages chunked in this process (and says how workers chunk theirs)."""
+        self._duplicates = DuplicateSearch(self.cache.folder, self.cache.settings)
         self._start = WorkerStart(settings.workers)
         self._pool: WorkerPool | None = None
 
@@ -193,12 +195,16 @@ class IndexBuilder:
         build, writer = self.index.build, self.writer
         sources = self.index.in_order(order)
         began = time.perf_counter()
-        marks = writer.duplicates(sources)
-        duplicates = time.perf_counter() - began
-        written = writer.outputs(sources, marks)
+        if self.settings.duplicates != "off":  # in a worker while this process writes
+            self._duplicates.start([self.index.pages[source] for source in sources], self._pool)
         inspector = writer.inspector(sources)
         search_page = writer.search_page()
-        written.update(writer.agent_outputs(sources, outline or SiteOutline()))
+        agent = writer.agent_outputs(sources, outline or SiteOutline())
+        marked = time.perf_counter()
+        marks = self._duplicates.marks() if self.settings.duplicates != "off" else {}
+        duplicates = time.perf_counter() - marked
+        written = writer.outputs(sources, marks)
+        written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
         self._log_times(waited, duplicates, time.perf_counter() - began - duplicates)
         began = time.perf_counter()
@@ -328,8 +334,8 @@ class IndexBuilder:
         if slowest:
             self.log.debug("slowest pages: %s", ", ".join(
                 f"{source} {seconds:.3f} s" for source, seconds in slowest))
-        self.log.debug("waited %.3f s for the workers after the last page; found the duplicates "
-                       "in %.3f s, wrote the index in %.3f s", waited, duplicates, writing)
+        self.log.debug("waited %.3f s for the workers after the last page, %.3f s for the "
+                       "duplicate marks; wrote the index in %.3f s", waited, duplicates, writing)
 
 
 _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,

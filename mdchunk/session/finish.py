@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mdchunk.errors import MdChunkError
-from mdchunk.outputs.duplicates import ChunkPrint, Duplicate, find_duplicates
+from mdchunk.outputs.duplicates import Duplicate
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.llms import ListedPage, write_agent_outputs
@@ -90,14 +90,6 @@ class IndexWriter:
         self.site_dir = site_dir
         self.index = index
         self.log = log
-
-    def duplicates(self, sources: Sequence[str]) -> dict[str, Duplicate]:
-        """The duplicate chunks of the pages `sources`, in the index's order (none when the
-        build does not look for them)."""
-        if self.settings.duplicates == "off":
-            return {}
-        return find_duplicates(ChunkPrint.from_json(value) for source in sources
-                               for value in self.index.pages[source].output.prints)
 
     def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate]
                        ) -> dict[str, Path]:

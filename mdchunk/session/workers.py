@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from mdchunk.chunking import PageInput
+from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache
 from mdchunk.session.page_job import JobSettings, PageJob
@@ -138,6 +139,12 @@ class WorkerPool:
                 _chunk, dataclasses.replace(page, html=""), html, key, site_url)
         self._in_flight.append(future)
         return future
+
+    def find_duplicates(self, prints: list[list[str]]) -> Future[dict[str, Duplicate]]:
+        """Find the duplicate chunks among `prints` (`ChunkPrint.as_json`, in the index's
+        order) in a worker (`mdchunk.outputs.duplicates.find_duplicates`)."""
+        with _main_module_hidden():
+            return self._executor().submit(find_duplicates_in, prints)
 
     def _wait_for_room(self) -> None:
         in_flight = self._in_flight

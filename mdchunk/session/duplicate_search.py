@@ -1,0 +1,98 @@
+"""A build's search for duplicate chunks, kept off the build's own path where it can be.
+
+The duplicate marks need every chunk of the index in its order (`mdchunk.outputs.duplicates`),
+so they are found when the build finishes. Two things keep that search out of the engine's way:
+
+- an index of the same pages, in the same order and with the same settings as the last build's
+  (an unchanged site) takes that build's marks, kept beside the page cache: the search would
+  find the same ones;
+- a build with a worker process searches there, while the build's own process writes the
+  outputs that do not need the marks (`llms.txt`, `llms-full`, the twins, the inspector).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Sequence
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+from mdchunk._version import __version__
+from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
+from mdchunk.outputs.writers import write_text
+from mdchunk.session.index_pages import IndexedPage
+from mdchunk.session.workers import WorkerPool
+
+MARKS_FILE = "duplicate-marks.json"
+"""The last build's marks, in the page cache's folder, with the key of the index they mark."""
+
+
+class DuplicateSearch:
+    """The duplicate marks of one build's index: `start` them, then ask for `marks`.
+
+    Arguments:
+        folder: The page cache's folder, where the last build's marks are kept.
+        settings: The build's settings fingerprint (the prints depend on them).
+    """
+
+    def __init__(self, folder: Path, settings: str) -> None:
+        self.path = folder / MARKS_FILE
+        self.settings = settings
+        self._key = ""
+        self._found: dict[str, Duplicate] | None = None
+        self._prints: list[list[str]] = []
+        self._future: Future[dict[str, Duplicate]] | None = None
+
+    def start(self, pages: Sequence[IndexedPage], pool: WorkerPool | None) -> None:
+        """Begin finding the marks of `pages` (the index, in its order): the last build's
+        when they mark the same index, else a search in `pool`'s worker (None: in `marks`)."""
+        digest = hashlib.sha256(f"{__version__}\n{self.settings}".encode())
+        for page in pages:
+            digest.update(f"\n{page.key}".encode())
+        self._key = digest.hexdigest()
+        self._found = self._last_marks()
+        self._future = None
+        if self._found is None:
+            self._prints = [value for page in pages for value in page.output.prints]
+            self._future = pool.find_duplicates(self._prints) if pool is not None else None
+
+    def marks(self) -> dict[str, Duplicate]:
+        """The marks, by chunk id: those started, found here when no worker searches (or the
+        one that did is gone); kept for the next build."""
+        if self._found is not None:
+            return self._found
+        found = None
+        if self._future is not None:
+            try:
+                found = self._future.result()
+            except BrokenProcessPool:  # the worker died: the search runs here
+                found = None
+        if found is None:
+            found = find_duplicates_in(self._prints)
+        self._found, self._prints = found, []
+        self._keep(found)
+        return found
+
+    def _last_marks(self) -> dict[str, Duplicate] | None:
+        """The last build's marks, when they mark the index of this key (None otherwise, or
+        when they cannot be read: the search then runs)."""
+        try:
+            saved: Any = json.loads(self.path.read_bytes())
+            if saved["key"] != self._key:
+                return None
+            return {chunk: Duplicate(of, kind, similarity)
+                    for chunk, (of, kind, similarity) in saved["marks"].items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _keep(self, marks: dict[str, Duplicate]) -> None:
+        """Keep `marks` for the next build (a cache: a folder that cannot be written only
+        means the next build searches again)."""
+        saved = {"key": self._key, "marks": {chunk: [mark.of, mark.kind, mark.similarity]
+                                             for chunk, mark in marks.items()}}
+        with contextlib.suppress(OSError):
+            write_text(self.path, json.dumps(saved, ensure_ascii=False), durable=False)
