@@ -7,6 +7,8 @@ Hooks:
         with their size, and the navigation, which llms.txt follows.
     on_page_content: hand each page's final body HTML to the session (late, after other
         plugins changed it), or tell it the page is left out.
+    on_post_page: put what the session adds to each page's HTML in it (the directive for
+        agents) before MkDocs writes it.
     on_post_build: keep the pages MkDocs did not render (`--dirty`), then write the index.
 """
 
@@ -100,6 +102,14 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         except MdChunkError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         return html
+
+    @event_priority(-100)
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str | None:
+        """The page's HTML with what the build session puts in it, so that MkDocs writes it
+        once."""
+        if self.builder is None:
+            return output
+        return self.builder.page_html(page.file.src_uri, output)
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Keep the pages MkDocs did not render, then write the chunk index (atomically)."""

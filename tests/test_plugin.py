@@ -384,8 +384,8 @@ def test_debug_log_says_where_pages_were_chunked_and_what_took_how_long(
     else:
         assert timed and "guide.md" in slowest[0], chunked
     [finish] = [m for m in messages if "wrote the index in" in m]
-    assert re.fullmatch(r"mdchunk: waited \d+\.\d{3} s for the workers after the last page; "
-                        r"found the duplicates in \d+\.\d{3} s, wrote the index in "
+    assert re.fullmatch(r"mdchunk: waited \d+\.\d{3} s for the workers after the last page, "
+                        r"\d+\.\d{3} s for the duplicate marks; wrote the index in "
                         r"\d+\.\d{3} s", finish), finish
 
 

@@ -146,6 +146,8 @@ class ListedPage:
     """Whether the page is in the index: it then has a twin (a page without text, only the
     note, so that an agent that guesses its url is sent to `llms.txt`); a page left out
     has none, and its HTML only points to `llms.txt`."""
+    marked: bool = False
+    """Whether the engine wrote its HTML with the directive, as `indexed` says, already."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -281,8 +283,11 @@ def _write_empty_twins(site_dir: Path, pages: Sequence[ListedPage], site_url: st
 
 def _mark_html_pages(site_dir: Path, pages: Sequence[ListedPage], *, directive: bool) -> None:
     """Put the hidden directive in each page's HTML (with a link to its twin where it has
-    one), or take out one an earlier build put there."""
+    one), or take out one an earlier build put there; a page the engine wrote with it is left
+    as it is."""
     for page in pages:
+        if page.marked:
+            continue
         element = directive_element(page.url, twin=page.indexed) if directive else None
         mark_html_page(site_dir, page.url, element)
 

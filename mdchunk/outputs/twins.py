@@ -143,16 +143,21 @@ def mark_html_page(site_dir: Path, url: str, element: bytes | None) -> bool:
         page = path.read_bytes()
     except OSError:
         return False
-    cleared = _DIRECTIVE.sub(b"", page)
-    body = _BODY.search(cleared)
-    if body is None:
-        return False
-    marked = cleared if element is None else (
-        cleared[:body.end()] + element + cleared[body.end():])
-    if marked == page:
+    marked = with_directive(page, element)
+    if marked is None or marked == page:
         return False
     atomic_write(path, lambda handle: handle.write(marked), durable=False)
     return True
+
+
+def with_directive(page: bytes, element: bytes | None) -> bytes | None:
+    """The HTML `page` with `element` right after its `<body>` tag, in place of one an earlier
+    build put there (None: only that one removed); None when it has no `<body>`."""
+    cleared = _DIRECTIVE.sub(b"", page)
+    body = _BODY.search(cleared)
+    if body is None:
+        return None
+    return cleared if element is None else cleared[:body.end()] + element + cleared[body.end():]
 
 
 def _relative(target: str, url: str) -> str:

@@ -30,6 +30,7 @@ from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.profiles import check_formats
+from mdchunk.outputs.twins import directive_element, with_directive
 from mdchunk.session.cache import PageCache
 from mdchunk.session.duplicate_search import DuplicateSearch
 from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
@@ -130,6 +131,22 @@ class IndexBuilder:
             build.waiting[source] = WaitingPage(self._pool.submit(page, indexed.key, url),
                                                 indexed)
         return ""
+
+    def page_html(self, source: str, html: str) -> str:
+        """The final HTML of a page added in this build, with what the build puts in pages:
+        the hidden directive for agents (`llms_directive`). An engine that asks writes each page
+        once, and the finish leaves its file alone; a page not added is returned as it is."""
+        build, llms = self.index.build, self.settings.llms
+        url = build.added.get(source, build.left_out.get(source))
+        if llms is None or url is None:
+            return html
+        indexed = source not in build.left_out
+        element = directive_element(url, twin=indexed) if llms.directive else None
+        marked = with_directive(html.encode("utf-8", "surrogatepass"), element)
+        if marked is None:
+            return html
+        build.marked[source] = indexed
+        return marked.decode("utf-8", "surrogatepass")
 
     def expect(self, source_bytes: int) -> None:
         """Say, before the first page, how many bytes of page sources the engine will render

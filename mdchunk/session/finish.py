@@ -115,11 +115,17 @@ class IndexWriter:
         """`llms.txt`, `llms-full` and the Markdown twins, when asked for."""
         if self.settings.llms is None:
             return {}
+        marked = self.index.build.marked
         pages = [ListedPage(source, self.index.pages[source].output.url,
-                            self.index.pages[source].output.agent) for source in sources]
-        pages += [ListedPage(source, url, None, indexed=False)
+                            self.index.pages[source].output.agent,
+                            marked=marked.get(source) is True) for source in sources]
+        pages += [ListedPage(source, url, None, indexed=False,
+                             marked=marked.get(source) is False)
                   for source, url in self.index.build.left_out.items()
                   if source not in self.index.pages]
+        pages += [ListedPage(source, self.index.build.added[source], None, indexed=False)
+                  for source in marked if source not in self.index.pages
+                  and source not in self.index.build.left_out]  # could not be chunked
         try:
             return write_agent_outputs(
                 self.site_dir, pages, outline, self.settings.llms, markdown_of=self.markdown,

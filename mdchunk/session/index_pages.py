@@ -68,6 +68,9 @@ class ThisBuild:
     """The pages in the workers, by source path, in the order they were added."""
     left_out: dict[str, str] = dataclasses.field(default_factory=dict)
     """The urls of the pages left out of the index in this build, by source path."""
+    marked: dict[str, bool] = dataclasses.field(default_factory=dict)
+    """The pages whose HTML the engine writes with the directive for agents already in it
+    (`IndexBuilder.page_html`), by source path: whether it links to the page's twin."""
 
 
 class IndexPages:
