@@ -47,6 +47,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.builder: IndexBuilder | None = None
         self.serving = False
         self.files: dict[str, File] = {}  # the site's pages by source, in MkDocs' order
+        self.rendered: set[str] = set()  # the pages MkDocs rendered in this build
         self.nav: Navigation | None = None
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
@@ -82,6 +83,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         file's inclusion level, which plugins may change until then (Material's blog marks its
         posts and generated views excluded in `on_files` and includes them again here)."""
         self.files = {file.src_uri: file for file in files.documentation_pages()}
+        self.rendered = set()
         self.nav = nav
         if self.builder is not None:
             self.builder.expect(sum(_source_size(file) for file in self.files.values()))
@@ -95,6 +97,7 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return html
         page_input = PageInput(html=html, source_path=page.file.src_uri, url=page.url,
                                title=page.title or "", meta=page.meta or {})
+        self.rendered.add(page.file.src_uri)
         try:
             self.builder.add_page(page_input, markdown_path=_markdown_path(page.file),
                                   fingerprint=_source_digest(page.file),
@@ -117,8 +120,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         if builder is None:
             return
         for source, file in self.files.items():
-            builder.keep_page(source, fingerprint=_source_digest(file),
-                              markdown_path=_markdown_path(file))
+            if source not in self.rendered:
+                builder.keep_page(source, fingerprint=_source_digest(file),
+                                  markdown_path=_markdown_path(file))
         try:
             summary = builder.finish(list(self.files), _outline(config, self.nav,
                                                                self.files.values()))

@@ -16,7 +16,7 @@ from mdchunk.session import workers as session
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.page_job import JobSettings
 from mdchunk.session.workers import WorkerPool
-from mdchunk.settings import BuildSettings, OutputSettings
+from mdchunk.settings import BuildSettings, LlmsOptions, OutputSettings
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
 
@@ -51,6 +51,38 @@ def test_workers_write_the_index_chunking_inline_writes(tmp_path: Path,
     assert inline.count(b"\n") >= 12
     assert _index(tmp_path, "one", pages, workers=1) == inline
     assert _index(tmp_path, "two", pages, workers=2) == inline
+
+
+def _site(tmp_path: Path, name: str, pages: list[PageInput], *, cache: Path | None = None,
+          **settings: object) -> dict[str, bytes]:
+    """Build `pages` into the site folder `name` (with the agent outputs); return its files."""
+    site = tmp_path / name
+    builder = IndexBuilder(BuildSettings(llms=LlmsOptions(), **settings),  # type: ignore[arg-type]
+                           site_dir=site, cache=cache)
+    try:
+        for page in pages:
+            builder.add_page(page, markdown_path=f"{page.url}index.html.md")
+        builder.finish([page.source_path for page in pages])
+    finally:
+        builder.close()
+    return {str(path.relative_to(site)): path.read_bytes()
+            for path in sorted(site.rglob("*")) if path.is_file()}
+
+
+def test_a_page_s_own_files_are_the_same_wherever_it_is_chunked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each page's Markdown and its twin, written where the page is chunked (a worker, or the
+    build's own process), are those a build writes of a page it finds in the page cache."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    pages = [*_pages(3), PageInput(html="<h1>Empty</h1>", source_path="empty.md",
+                                   url="empty/", title="Empty")]
+    inline = _site(tmp_path, "inline", pages, workers=0)
+    assert {"p0/index.html.md", "p0.md", "empty.md", "llms.txt"} <= set(inline)
+    assert inline["p0.md"].startswith(b"> Markdown of [Page 0]")
+    assert _site(tmp_path, "worker", pages, workers=1) == inline
+    cache = tmp_path / "cache"
+    assert _site(tmp_path, "filled", pages, workers=1, cache=cache) == inline
+    assert _site(tmp_path, "from-cache", pages, workers=1, cache=cache) == inline
 
 
 def test_a_small_site_starts_no_process_and_a_large_one_does(

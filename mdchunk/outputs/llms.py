@@ -148,6 +148,8 @@ class ListedPage:
     has none, and its HTML only points to `llms.txt`."""
     marked: bool = False
     """Whether the engine wrote its HTML with the directive, as `indexed` says, already."""
+    in_site: bool = False
+    """Whether its twin is in the site already, written where it was chunked."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -260,14 +262,15 @@ def _matches(page: ListedPage, patterns: Sequence[str]) -> bool:
 
 def _blocks(site_dir: Path, entries: Sequence[_Entry], markdown_of: Callable[[str], str], *,
             directive: bool) -> Iterator[str]:
-    """Each entry's part of `llms-full`, in order, its twin written on the way (a page's
-    Markdown is read once for both)."""
+    """Each entry's part of `llms-full`, in order, its twin written on the way unless it is
+    there (a page's Markdown is read once for both)."""
     for entry in entries:
         page = entry.page
         markdown = markdown_of(page.source)
         title, site_url = str(entry.facts["title"]), str(entry.facts["siteUrl"])
-        write_twin(site_dir, page.url, twin_text(markdown, title, page.url, site_url,
-                                                 directive=directive))
+        if not page.in_site:
+            write_twin(site_dir, page.url, twin_text(markdown, title, page.url, site_url,
+                                                     directive=directive))
         yield page_block(markdown, note_line(title, page.url, site_url, directive=directive))
 
 

@@ -17,7 +17,9 @@ from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.outputs.duplicates import chunk_print
 from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
-from mdchunk.outputs.llms import page_facts
+from mdchunk.outputs.llms import page_facts, twin_text
+from mdchunk.outputs.twins import write_twin
+from mdchunk.outputs.writers import write_text
 from mdchunk.settings import OutputSettings
 
 
@@ -51,6 +53,9 @@ class PageOutput:
     """Each chunk's print for duplicate detection (`ChunkPrint.as_json`), in chunk order, when
     asked for; kept with the counts, so that a build's finish finds duplicates without reading
     the pages back."""
+    in_site: bool = False
+    """Whether the page's own files (its Markdown, its twin) are in the site folder already,
+    written where it was chunked (`write_page_files`); not kept in the page cache."""
 
     def without_content(self) -> PageOutput:
         """This page as a build holds it once its content is on disk: its counts and warnings,
@@ -98,3 +103,19 @@ def index_summary(pages: Sequence[PageOutput], written: Mapping[str, Path], *,
 def counted(number: int, noun: str) -> str:
     """`1 page`, `2 pages`."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def write_page_files(site_dir: Path, page: PageOutput, settings: OutputSettings, *,
+                     markdown_path: str | None) -> None:
+    """Write the page's own files into the site folder: its Markdown at `markdown_path` (None:
+    not written) and, where the agent outputs are made (`settings.agents`) and it has text,
+    its Markdown twin.
+
+    Where the page is chunked, the page's Markdown is at hand; written there, the build's own
+    process neither reads it back nor writes it."""
+    if markdown_path is not None:
+        write_text(site_dir / markdown_path, page.markdown, durable=False)
+    if settings.agents and page.agent is not None:
+        write_twin(site_dir, page.url, twin_text(
+            page.markdown, str(page.agent["title"]), page.url, str(page.agent["siteUrl"]),
+            directive=settings.directive))

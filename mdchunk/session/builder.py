@@ -81,7 +81,7 @@ class IndexBuilder:
         self.writer = IndexWriter(settings, site_dir, self.index, self.log)
         self._job = PageJob(JobSettings(
             settings.options, build_time(), settings.page_settings(), self.cache.folder,
-            self.cache.settings, settings.tokenizer), self.cache)
+            self.cache.settings, settings.tokenizer, site_dir), self.cache)
         """Chunks the pages chunked in this process (and says how workers chunk theirs)."""
         self._duplicates = DuplicateSearch(self.cache.folder, self.cache.settings)
         self._start = WorkerStart(settings.workers)
@@ -128,8 +128,8 @@ class IndexBuilder:
             self._chunk_here(page, url, indexed)
         else:
             assert self._pool is not None
-            build.waiting[source] = WaitingPage(self._pool.submit(page, indexed.key, url),
-                                                indexed)
+            build.waiting[source] = WaitingPage(self._pool.submit(
+                page, indexed.key, url, markdown_path=self._markdown_path(indexed)), indexed)
         return ""
 
     def page_html(self, source: str, html: str) -> str:
@@ -277,7 +277,8 @@ class IndexBuilder:
         began = time.perf_counter()
         self._job.load()  # a counter that cannot be loaded stops the build, with its fix
         try:
-            output = self._job.run(page, indexed.key, site_url)
+            output = self._job.run(page, indexed.key, site_url,
+                                   markdown_path=self._markdown_path(indexed))
         except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
             self._cannot_chunk(page.source_path, error)
             return
@@ -308,6 +309,10 @@ class IndexBuilder:
             build.written += output.stored
             build.chunked.append(source)
             self._keep(source, dataclasses.replace(sent.page, output=output))
+
+    def _markdown_path(self, page: IndexedPage) -> str | None:
+        """Where the page's Markdown is written (None: it is not)."""
+        return page.markdown_path if self.settings.write_markdown else None
 
     def _check_unique(self, page: PageInput) -> None:
         """Report a page with the source path of another page of this build: the source path

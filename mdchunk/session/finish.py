@@ -116,9 +116,9 @@ class IndexWriter:
         if self.settings.llms is None:
             return {}
         marked = self.index.build.marked
-        pages = [ListedPage(source, self.index.pages[source].output.url,
-                            self.index.pages[source].output.agent,
-                            marked=marked.get(source) is True) for source in sources]
+        held = [self.index.pages[source].output for source in sources]
+        pages = [ListedPage(page.source_path, page.url, page.agent, in_site=page.in_site,
+                            marked=marked.get(page.source_path) is True) for page in held]
         pages += [ListedPage(source, url, None, indexed=False,
                              marked=marked.get(source) is False)
                   for source, url in self.index.build.left_out.items()

@@ -93,12 +93,14 @@ class IndexPages:
     def hold(self, source: str, page: IndexedPage, *,
              markdown: Callable[[str], str] | None = None) -> None:
         """Hold `page` in the index, point the cache at it, and write its Markdown beside its
-        HTML, `markdown(source)` (None: not written). A page kept without being rendered keeps
-        its file when it is there (the build that rendered it wrote it)."""
+        HTML, `markdown(source)` (None: not written), unless it is there: written where the
+        page was chunked, or, for a page kept without being rendered, by the build that
+        rendered it."""
         self.pages[source] = page
         self.point_at(source, page.pointer())
         path = self.site_dir / page.markdown_path
-        if markdown is not None and (not page.kept or not path.is_file()):
+        if markdown is not None and not page.output.in_site and (
+                not page.kept or not path.is_file()):
             write_text(path, markdown(source), durable=False)
 
     def leave_out(self, source: str, url: str, *, by_metadata: bool,

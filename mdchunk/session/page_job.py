@@ -14,7 +14,7 @@ from pathlib import Path
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.chunking.tokens import counter_name, token_counter
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import PageOutput, page_output
+from mdchunk.outputs.pages import PageOutput, page_output, write_page_files
 from mdchunk.session.cache import PageCache
 from mdchunk.settings import OutputSettings
 
@@ -33,6 +33,9 @@ class JobSettings:
     fingerprint: str
     """The settings the cache's entries are named with (`BuildSettings.fingerprint`)."""
     tokenizer: str | None = None
+    site_dir: Path | None = None
+    """Where each page's own files are written as it is chunked (`write_page_files`; None:
+    they are not)."""
 
 
 class PageJob:
@@ -72,15 +75,22 @@ class PageJob:
         self.chunker  # noqa: B018 - loads it, or raises why it cannot be
         return counter_name(self.settings.options.encoding, tokenizer=self.settings.tokenizer)
 
-    def run(self, page: PageInput, key: str, site_url: str) -> PageOutput:
-        """Chunk `page` (whose url is under `site_url`) and keep it in the cache under `key`;
-        return its counts (`PageOutput.without_content`), or the whole page where the cache
-        cannot keep it."""
+    def run(self, page: PageInput, key: str, site_url: str, *,
+            markdown_path: str | None = None) -> PageOutput:
+        """Chunk `page` (whose url is under `site_url`), write its own files into the site
+        (its Markdown at `markdown_path`, None: not written; its twin), and keep it in the
+        cache under `key`; return its counts (`PageOutput.without_content`), or the whole page
+        where the cache cannot keep it."""
+        settings = self.settings
         chunker = self.chunker
         chunker.site_url = site_url
-        output = page_output(chunker.chunk_page(page), self.settings.output,
+        output = page_output(chunker.chunk_page(page), settings.output,
                              count=chunker.count, site_url=site_url)
-        return self.kept(key, output)
+        kept = self.kept(key, output)
+        if settings.site_dir is None:
+            return kept
+        write_page_files(settings.site_dir, output, settings.output, markdown_path=markdown_path)
+        return dataclasses.replace(kept, in_site=True)
 
     def kept(self, key: str, output: PageOutput) -> PageOutput:
         """`output` kept in the cache under `key` (unless it is already), as a build then holds

@@ -125,10 +125,11 @@ class WorkerPool:
             return None
         return ready.result()
 
-    def submit(self, page: PageInput, key: str, site_url: str) -> Future[PageOutput]:
-        """Chunk `page` in a worker, which keeps it in the cache under `key`; the result holds
-        its counts (`PageOutput.without_content`), or the whole page where the cache could not
-        keep it."""
+    def submit(self, page: PageInput, key: str, site_url: str, *,
+               markdown_path: str | None = None) -> Future[PageOutput]:
+        """Chunk `page` in a worker (`PageJob.run`), which keeps it in the cache under `key`;
+        the result holds its counts (`PageOutput.without_content`), or the whole page where the
+        cache could not keep it."""
         self.ready  # noqa: B018 - asking for it starts the workers
         self._wait_for_room()
         # Sent as bytes: pickling a non-ASCII str leaves a UTF-8 copy cached inside the str for
@@ -136,7 +137,8 @@ class WorkerPool:
         html = page.html.encode("utf-8", "surrogatepass")
         with _main_module_hidden():  # a worker may be started by this submit
             future = self._executor().submit(
-                _chunk, dataclasses.replace(page, html=""), html, key, site_url)
+                _chunk, dataclasses.replace(page, html=""), html, key, site_url,
+                markdown_path)
         self._in_flight.append(future)
         return future
 
@@ -209,10 +211,11 @@ def _load() -> str:
     return _job.load()
 
 
-def _chunk(page: PageInput, html: bytes, key: str, site_url: str) -> PageOutput:
+def _chunk(page: PageInput, html: bytes, key: str, site_url: str,
+           markdown_path: str | None) -> PageOutput:
     assert _job is not None, "the worker was not initialized"
     return _job.run(dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass")), key,
-                    site_url)
+                    site_url, markdown_path=markdown_path)
 
 
 def _quiet_log() -> logging.Logger:
