@@ -6,24 +6,30 @@ to the site at its finish. The MkDocs plugin (`mkdocs_mdchunk`), the Sphinx exte
 `mdchunk` command only translate their engine's events into calls to it.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from mdchunk._version import __version__
-from mdchunk.chunking import Chunker, PageChunks, PageInput, build_time
-from mdchunk.chunking.chunk import Chunk, Features, Flags
-from mdchunk.chunking.model import Block, ParsedPage
-from mdchunk.chunking.tokens import TokenCounter, load_encoding, tiktoken_counter, token_counter
-from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.errors import MdChunkError, OptionError, PageError, TokenizerError
-from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
-from mdchunk.outputs.profiles import PROFILES
-from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
-from mdchunk.session import BuildSummary, IndexBuilder
-from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
+    from mdchunk.chunking.chunk import Chunk, Features, Flags, PageChunks
+    from mdchunk.chunking.chunker import Chunker
     from mdchunk.chunking.html import parse_html
+    from mdchunk.chunking.model import Block, PageInput, ParsedPage, build_time
+    from mdchunk.chunking.tokens import (
+        TokenCounter,
+        load_encoding,
+        tiktoken_counter,
+        token_counter,
+    )
+    from mdchunk.chunking.tree import Section, build_tree
     from mdchunk.engines.site import SiteSummary, chunk_site
+    from mdchunk.options import PRESETS, AdaptiveSizing, ChunkOptions
+    from mdchunk.outputs.profiles import PROFILES
+    from mdchunk.outputs.writers import atomic_write, write_jsonl, write_text
+    from mdchunk.session import BuildSummary, IndexBuilder
+    from mdchunk.settings import BuildSettings
 
 __all__ = [
     "PRESETS",
@@ -61,16 +67,29 @@ __all__ = [
     "write_text",
 ]
 
+_HOMES = {
+    "mdchunk.chunking.chunk": ("Chunk", "Features", "Flags", "PageChunks"),
+    "mdchunk.chunking.chunker": ("Chunker",),
+    "mdchunk.chunking.html": ("parse_html",),
+    "mdchunk.chunking.model": ("Block", "PageInput", "ParsedPage", "build_time"),
+    "mdchunk.chunking.tokens": ("TokenCounter", "load_encoding", "tiktoken_counter",
+                                "token_counter"),
+    "mdchunk.chunking.tree": ("Section", "build_tree"),
+    "mdchunk.engines.site": ("SiteSummary", "chunk_site"),
+    "mdchunk.options": ("PRESETS", "AdaptiveSizing", "ChunkOptions"),
+    "mdchunk.outputs.profiles": ("PROFILES",),
+    "mdchunk.outputs.writers": ("atomic_write", "write_jsonl", "write_text"),
+    "mdchunk.session": ("BuildSummary", "IndexBuilder"),
+    "mdchunk.settings": ("BuildSettings",),
+}
+"""The module each name of the public API is defined in."""
+
 
 def __getattr__(name: str) -> Any:
-    """Post-build chunking and the HTML parser, loaded when first used (a build that only hands
-    its pages to worker processes needs neither)."""
-    if name in ("SiteSummary", "chunk_site"):
-        from mdchunk.engines import site as sites
-
-        return getattr(sites, name)
-    if name == "parse_html":
-        from mdchunk.chunking.html import parse_html
-
-        return parse_html
+    """A name of the public API, imported from its module when first asked for: importing
+    mdchunk (as every part of it does) loads none of the chunking, so a build process that
+    hands its pages to a worker never loads it."""
+    for module, names in _HOMES.items():
+        if name in names:
+            return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'mdchunk' has no attribute {name!r}")

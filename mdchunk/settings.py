@@ -171,7 +171,7 @@ class OutputSettings:
     pagefind_filters: tuple[str, ...] = ()
     """Front matter keys that become Pagefind filters, besides `tags` (see `ProfileSettings`)."""
     agents: bool = False
-    """Whether to keep what `llms.txt` needs of the page (`mdchunk.outputs.llms.page_facts`)."""
+    """Whether to keep what `llms.txt` needs of the page (`mdchunk.outputs.page_facts`)."""
     directive: bool = False
     """Whether the page's Markdown twin opens with the note that points to `llms.txt`."""
     duplicates: bool = False

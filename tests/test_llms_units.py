@@ -14,9 +14,9 @@ from mdchunk.chunking.model import PageInput
 from mdchunk.chunking.summary import is_version_title, page_summary
 from mdchunk.errors import OptionError
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.llms import block_tokens, is_changelog
 from mdchunk.outputs.llms_full import FULL_TXT, FullPage, plan_full
 from mdchunk.outputs.outline import NavItem, SiteOutline, folder_outline, nav_sections
+from mdchunk.outputs.page_facts import block_tokens, is_changelog
 from mdchunk.outputs.twins import note_line, page_block, page_markdown_path, twin_path
 from mdchunk.settings import LlmsOptions
 from tests.invariants import count_tokens

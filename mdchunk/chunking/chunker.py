@@ -9,13 +9,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from typing import Any
 
 from mdchunk.chunking.chunk import PageChunks
 from mdchunk.chunking.describe import ChunkBuilder, DescribeSettings, clean_page
 from mdchunk.chunking.embed import EmbedTemplate
-from mdchunk.chunking.model import PageInput
+from mdchunk.chunking.model import PageInput, build_time
 from mdchunk.chunking.overlap import text_overlap_starts
 from mdchunk.chunking.packing import Packer
 from mdchunk.chunking.page_sections import page_sections
@@ -23,15 +22,6 @@ from mdchunk.chunking.summary import page_summary
 from mdchunk.chunking.tokens import TokenCounter, token_counter
 from mdchunk.chunking.tree import Section, build_tree
 from mdchunk.options import ChunkOptions
-
-
-def build_time() -> str:
-    """ISO 8601 time of this build: SOURCE_DATE_EPOCH when set, else now (UTC)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else datetime.now(
-        timezone.utc
-    ).replace(microsecond=0)
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 class Chunker:

@@ -4,7 +4,9 @@ with exact offsets into the page text."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterator, Mapping
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 BlockKind = Literal[
@@ -108,3 +110,12 @@ class PageInput:
         """Source path without its extension (`guide/install`)."""
         stem, dot, extension = self.source_path.rpartition(".")
         return stem if dot and "/" not in extension else self.source_path
+
+
+def build_time() -> str:
+    """ISO 8601 time of this build: SOURCE_DATE_EPOCH when set, else now (UTC)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else datetime.now(
+        timezone.utc
+    ).replace(microsecond=0)
+    return moment.isoformat().replace("+00:00", "Z")

@@ -16,12 +16,13 @@ import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mdchunk.chunking import PageChunks
-from mdchunk.chunking.chunk import Chunk
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.writers import replace_folder
+
+if TYPE_CHECKING:
+    from mdchunk.chunking.chunk import Chunk, PageChunks
 
 #: Version of the layout of `data.js`; bumped when a field changes meaning or name.
 DATA_VERSION = 1

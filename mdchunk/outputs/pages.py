@@ -17,8 +17,8 @@ from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.outputs.duplicates import chunk_print
 from mdchunk.outputs.formats import encoded_page_records
 from mdchunk.outputs.inspector import page_data
-from mdchunk.outputs.llms import page_facts, twin_text
-from mdchunk.outputs.twins import write_twin
+from mdchunk.outputs.page_facts import page_facts
+from mdchunk.outputs.twins import twin_text, write_twin
 from mdchunk.outputs.writers import write_text
 from mdchunk.settings import OutputSettings
 
@@ -48,7 +48,7 @@ class PageOutput:
     written."""
     agent: Mapping[str, Any] | None = None
     """What `llms.txt` needs of the page, when asked for and the page has text (see
-    `mdchunk.outputs.llms.page_facts`); kept with the counts."""
+    `mdchunk.outputs.page_facts.page_facts`); kept with the counts."""
     prints: tuple[list[str], ...] = ()
     """Each chunk's print for duplicate detection (`ChunkPrint.as_json`), in chunk order, when
     asked for; kept with the counts, so that a build's finish finds duplicates without reading

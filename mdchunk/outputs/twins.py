@@ -114,6 +114,13 @@ def page_block(markdown: str, note: str) -> str:
     return f"{note}\n\n{markdown.strip()}\n"
 
 
+def twin_text(markdown: str, title: str, url: str, site_url: str, *, directive: bool) -> str:
+    """The page's Markdown twin: the page Markdown, opened by the note when `directive`."""
+    if not directive:
+        return markdown
+    return page_block(markdown, note_line(title, url, site_url, directive=True))
+
+
 def write_twin(site_dir: Path, url: str, text: str) -> Path:
     """Write a page's Markdown twin (not flushed: it is derived from the site)."""
     path = site_dir / twin_path(url)

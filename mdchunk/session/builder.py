@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mdchunk.chunking import PageInput, build_time
+from mdchunk.chunking.model import PageInput, build_time
 from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed

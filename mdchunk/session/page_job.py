@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mdchunk.chunking import Chunker, PageInput
+from mdchunk.chunking.model import PageInput
 from mdchunk.chunking.tokens import counter_name, token_counter
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import PageOutput, page_output, write_page_files
 from mdchunk.session.cache import PageCache
 from mdchunk.settings import OutputSettings
+
+if TYPE_CHECKING:
+    from mdchunk.chunking.chunker import Chunker
+    from mdchunk.outputs.pages import PageOutput
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -55,6 +59,9 @@ class PageJob:
             TokenizerError: when the counter cannot be loaded, with the fix.
         """
         if self._chunker is None:
+            # Imported here: a build whose pages all go to workers never loads the chunking.
+            from mdchunk.chunking.chunker import Chunker
+
             settings = self.settings
             self._chunker = Chunker(settings.options, processed_at=settings.processed_at,
                                     counter=token_counter(settings.options.encoding,
@@ -81,6 +88,8 @@ class PageJob:
         (its Markdown at `markdown_path`, None: not written; its twin), and keep it in the
         cache under `key`; return its counts (`PageOutput.without_content`), or the whole page
         where the cache cannot keep it."""
+        from mdchunk.outputs.pages import page_output, write_page_files
+
         settings = self.settings
         chunker = self.chunker
         chunker.site_url = site_url
