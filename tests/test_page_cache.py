@@ -402,7 +402,8 @@ def test_put_read_prune_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixt
     again = PageCache(tmp_path / "cache", "settings")
     restored = _whole(again, "k1")
     assert restored == first and again.known("k1")
-    assert isinstance(restored.records["native"][0], str)  # JSON text, written as it is
+    assert all(isinstance(record, str) for records in restored.records.values()
+               for record in records)  # every format's records: JSON text, kept as it is
     assert restored.records["files"] == first.records["files"]
     assert _whole(PageCache(tmp_path / "cache", "other settings"), "k1") is None
     monkeypatch.setattr("mdchunk.session.cache.__version__", "9.9.9")

@@ -18,6 +18,7 @@ from mdchunk.outputs.sqlite import (
     search,
     write_sqlite,
 )
+from mdchunk.outputs.writers import dumps
 from tests.conftest import build_mkdocs
 from tests.helpers import read_jsonl
 
@@ -127,7 +128,7 @@ def test_a_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
 def test_write_records_writes_sqlite(tmp_path: Path) -> None:
     records = [{"id": f"doc:a::ch{n}", "originalText": f"text {n}", "headerPath": ["A"]}
                for n in range(3)]
-    written = write_records(tmp_path, {"sqlite": records})
+    written = write_records(tmp_path, {"sqlite": map(dumps, records)})
     assert written == {"sqlite": tmp_path / "chunks.sqlite"}
     assert [r["headerPath"] for r in read_sqlite(written["sqlite"])] == [["A"]] * 3
 

@@ -15,18 +15,18 @@ from mdchunk.outputs.writers import atomic_write, dumps, record_encoder, write_j
 
 def test_write_jsonl_round_trips_and_counts(tmp_path: Path) -> None:
     records = [{"id": i, "text": f"ü {i}\n", "nested": {"a": [1, 2]}} for i in range(5)]
-    assert write_jsonl(tmp_path / "out.jsonl", records) == 5
+    assert write_jsonl(tmp_path / "out.jsonl", map(dumps, records)) == 5
     lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == records
 
 
 def test_failure_midway_keeps_the_previous_file(tmp_path: Path) -> None:
     target = tmp_path / "chunks.jsonl"
-    write_jsonl(target, [{"id": "old"}])
+    write_jsonl(target, [dumps({"id": "old"})])
     before = target.read_bytes()
 
-    def records() -> Iterator[dict[str, str]]:
-        yield {"id": "new-1"}
+    def records() -> Iterator[str]:
+        yield dumps({"id": "new-1"})
         raise RuntimeError("crashed while writing")
 
     with pytest.raises(RuntimeError, match="crashed"):
@@ -36,7 +36,7 @@ def test_failure_midway_keeps_the_previous_file(tmp_path: Path) -> None:
 
 
 def test_lone_surrogates_never_reach_the_file(tmp_path: Path) -> None:
-    write_jsonl(tmp_path / "x.jsonl", [{"text": "bad \ud800 char"}])
+    write_jsonl(tmp_path / "x.jsonl", [dumps({"text": "bad \ud800 char"})])
     data = (tmp_path / "x.jsonl").read_bytes()
     data.decode("utf-8")  # strict: raises on invalid UTF-8
     assert json.loads(data)["text"] == "bad ? char"

@@ -21,66 +21,47 @@ from mdchunk.outputs.profiles import (
     files_by_name,
 )
 from mdchunk.outputs.sqlite import write_sqlite
-from mdchunk.outputs.writers import (
-    atomic_write,
-    record_bytes,
-    record_encoder,
-    replace_folder,
-    write_jsonl,
-)
+from mdchunk.outputs.writers import atomic_write, record_encoder, replace_folder, write_jsonl
 from mdchunk.settings import DEFAULT_FOLDER
 
 
 def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None,
-                 pagefind_filters: Sequence[str] = ()) -> dict[str, list[Record]]:
-    """One page's records for each selected format (for `files`: `{"path", "record"}` pairs).
+                 pagefind_filters: Sequence[str] = ()) -> dict[str, list[str]]:
+    """One page's records for each selected format, in chunk order, each as its JSON text (for
+    `files`: `{"path", "record"}` pairs).
 
-    Engines that chunk pages in worker processes (Sphinx -j N) call this per page and merge
-    the results with `write_records` in the main process. `language` and `pagefind_filters`:
-    see `ProfileSettings`.
+    A page's records are encoded here, once, where the page is chunked (a worker process, a
+    Sphinx worker): the process that writes the index joins them (`write_records`), and the
+    page cache keeps them as they are. The text is that of `writers.dumps`, written by orjson
+    where it writes the same (`record_encoder`). `language` and `pagefind_filters`: see
+    `ProfileSettings`.
     """
     settings = ProfileSettings(language=language, pagefind_filters=tuple(pagefind_filters))
     chunks = chunks_of(page)
-    records: dict[str, list[Record]] = {}
+    encode = record_encoder([chunks[0].front_matter, chunks[0].chunking_options] if chunks
+                            else [])
+    records: dict[str, list[str]] = {}
     for name in check_formats(formats):
         profile = PROFILES[name]
+        made: list[Record]
         if profile.layout == "files":
-            records[name] = [{"path": file_path(c), "record": file_record(c)} for c in chunks]
+            made = [{"path": file_path(c), "record": file_record(c)} for c in chunks]
         else:
-            records[name] = profile.records(page, settings)
+            made = profile.records(page, settings)
+        records[name] = list(map(encode, made))
     return records
 
 
-ENCODED_LAYOUTS = frozenset({"jsonl", "json"})
-"""Layouts written as JSON text one record at a time: their records can arrive encoded."""
+def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
+                  output: str = "chunks.jsonl", pagefind_output: str = DEFAULT_FOLDER
+                  ) -> dict[str, Path]:
+    """Write the merged records of each format (JSON text, as `page_records` makes them) into
+    `site_dir`, each file (or folder) atomically.
 
-
-def encoded_page_records(page: ChunksLike, formats: Sequence[str], *,
-                         language: str | None = None, pagefind_filters: Sequence[str] = ()
-                         ) -> dict[str, list[Record] | list[str]]:
-    """`page_records`, with the records of the `ENCODED_LAYOUTS` formats as JSON text
-    (`writers.dumps`): a page's records are encoded once, where it is chunked."""
-    records = page_records(page, formats, language=language, pagefind_filters=pagefind_filters)
-    chunks = chunks_of(page)
-    encode = record_encoder([chunks[0].front_matter, chunks[0].chunking_options] if chunks
-                            else [])
-    encoded: dict[str, list[Record] | list[str]] = {}
-    for name in records:
-        if PROFILES[name].layout in ENCODED_LAYOUTS:
-            encoded[name] = list(map(encode, records[name]))
-        else:
-            encoded[name] = records[name]
-    return encoded
-
-
-def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
-                  output: str = "chunks.jsonl", encoded: bool = False,
-                  pagefind_output: str = DEFAULT_FOLDER) -> dict[str, Path]:
-    """Write the merged records of each format into `site_dir`, each file (or folder) atomically.
-
-    `encoded`: the records of the `ENCODED_LAYOUTS` formats are already JSON text (`dumps`).
-    `output` and `pagefind_output`: where the native index and the Pagefind bundle go, relative
-    to `site_dir`.
+    The JSON Lines and JSON formats are written as their records come; the SQLite file, the
+    Pagefind bundle and the chunk files need the records' fields, and decode each record as
+    it goes to them. `output` and `pagefind_output`: where the native index and the Pagefind
+    bundle go, relative to `site_dir`.
 
     Raises:
         PageError: when two pages would write the same chunk file (`files`).
@@ -92,29 +73,29 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[Record]], *,
         profile = PROFILES[name]
         target = site_dir / targets.get(name, profile.target)
         if profile.layout == "pagefind":
-            write_bundle(target, format_records)
+            write_bundle(target, map(json.loads, format_records))
         elif profile.layout == "files":
-            write_folder(target, files_by_name(format_records))
+            write_folder(target, files_by_name(map(json.loads, format_records)))
         elif profile.layout == "json":
-            write_json_array(target, format_records, encoded=encoded)
+            write_json_array(target, format_records)
         elif profile.layout == "sqlite":
-            write_sqlite(target, format_records)
+            write_sqlite(target, map(json.loads, format_records))
         else:
-            write_jsonl(target, format_records, encoded=encoded)
+            write_jsonl(target, format_records)
         written[name] = target
     return written
 
 
-def write_json_array(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:
-    """Write one JSON array, a record per line, atomically; return the number of records
-    (`encoded`: see `record_bytes`)."""
+def write_json_array(path: Path, records: Iterable[str]) -> int:
+    """Write one JSON array, a record (its JSON text) per line, atomically; return the number
+    of records."""
     count = 0
 
     def write(handle: IO[bytes]) -> None:
         nonlocal count
         handle.write(b"[")
-        for text in record_bytes(records, encoded=encoded):
-            handle.write((b",\n" if count else b"\n") + text)
+        for text in records:
+            handle.write((b",\n" if count else b"\n") + text.encode("utf-8"))
             count += 1
         handle.write(b"\n]\n" if count else b"]\n")
 

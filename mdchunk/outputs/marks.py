@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from mdchunk.outputs.duplicates import Duplicate
 from mdchunk.outputs.profiles import PROFILES
@@ -22,10 +21,10 @@ MARKED = frozenset({"native", "sqlite"})
 """The formats whose records are native records, which hold the marks."""
 
 
-def marked_records(name: str, records: Sequence[Any], ids: Sequence[str],
-                   marks: Mapping[str, Duplicate], *, drop: bool) -> Iterator[Any]:
-    """A page's records of format `name` (one per chunk, whose ids are `ids`, where the format
-    has one per chunk), with the marks applied."""
+def marked_records(name: str, records: Sequence[str], ids: Sequence[str],
+                   marks: Mapping[str, Duplicate], *, drop: bool) -> Iterator[str]:
+    """A page's records of format `name` (each its JSON text; one per chunk, whose ids are
+    `ids`, where the format has one per chunk), with the marks applied."""
     if not marks:
         yield from records
     elif name in MARKED:
@@ -40,8 +39,6 @@ def marked_records(name: str, records: Sequence[Any], ids: Sequence[str],
         yield from records
 
 
-def with_mark(record: Any, mark: Duplicate) -> Any:
-    """A native record (a dict, or its JSON text) with its `duplicateOf` set."""
-    if isinstance(record, str):
-        return dumps(with_mark(json.loads(record), mark))
-    return {**record, "duplicateOf": mark.as_record()}
+def with_mark(record: str, mark: Duplicate) -> str:
+    """A native record's JSON text with its `duplicateOf` set."""
+    return dumps({**json.loads(record), "duplicateOf": mark.as_record()})

@@ -1,8 +1,7 @@
 """What a build keeps of a chunked page: its records in every selected format, ready to write.
 
-The records are made where the page was chunked (a worker process, a Sphinx worker), and those
-of the JSON Lines and JSON formats are encoded there, once: the process that writes the index
-only joins them.
+The records are made where the page was chunked (a worker process, a Sphinx worker) and encoded
+there, once, as JSON text: the process that writes the index only joins them.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from typing import Any
 from mdchunk.chunking import PageChunks
 from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.outputs.duplicates import chunk_print
-from mdchunk.outputs.formats import encoded_page_records
+from mdchunk.outputs.formats import page_records
 from mdchunk.outputs.inspector import page_data
 from mdchunk.outputs.page_facts import page_facts
 from mdchunk.outputs.twins import twin_text, write_twin
@@ -31,9 +30,9 @@ class PageOutput:
     url: str
     markdown: str
     """The page Markdown (written beside the page's HTML)."""
-    records: Mapping[str, list[Any]]
-    """The page's records for each selected format, in chunk order (already JSON text, `dumps`,
-    for the formats of `ENCODED_LAYOUTS`)."""
+    records: Mapping[str, list[str]]
+    """The page's records for each selected format, in chunk order, each as its JSON text
+    (`mdchunk.outputs.formats.page_records`)."""
     chunks: int
     oversize: int
     small: int
@@ -73,8 +72,8 @@ def page_output(result: PageChunks, settings: OutputSettings, *,
         source_path=result.source_path,
         url=result.url,
         markdown=result.markdown,
-        records=encoded_page_records(result, settings.formats, language=settings.language,
-                                     pagefind_filters=settings.pagefind_filters),
+        records=page_records(result, settings.formats, language=settings.language,
+                             pagefind_filters=settings.pagefind_filters),
         chunks=len(result.chunks),
         oversize=sum(chunk.flags.allow_oversize for chunk in result.chunks),
         small=sum(chunk.flags.small_chunk for chunk in result.chunks),

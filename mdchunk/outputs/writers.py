@@ -8,7 +8,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -171,22 +171,17 @@ def _same_in_orjson(value: Any) -> bool:
     return True
 
 
-def record_bytes(records: Iterable[Any], *, encoded: bool = False) -> Iterator[bytes]:
-    """Each record as UTF-8 JSON text; `encoded`: the records are already `dumps` text (made
-    where the pages were chunked)."""
-    for record in records:
-        yield (record if encoded else dumps(record)).encode("utf-8")
+def write_jsonl(path: Path, lines: Iterable[str]) -> int:
+    """Write one record per line, atomically; return the number of records.
 
-
-def write_jsonl(path: Path, records: Iterable[Any], *, encoded: bool = False) -> int:
-    """Write one JSON record per line, atomically; return the number of records (`encoded`:
-    see `record_bytes`)."""
+    Each record comes as its JSON text (`dumps`, or a page's records as `page_records` makes
+    them): a record is encoded once, where it is made, and written as it is."""
     count = 0
 
     def write(handle: IO[bytes]) -> None:
         nonlocal count
-        for line in record_bytes(records, encoded=encoded):
-            handle.write(line + b"\n")
+        for line in lines:
+            handle.write(line.encode("utf-8") + b"\n")
             count += 1
 
     atomic_write(path, write)

@@ -47,9 +47,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mdchunk._version import __version__
-from mdchunk.outputs.formats import ENCODED_LAYOUTS
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.writers import atomic_write, dumps, sweep_stale_temporaries, write_text
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -143,9 +141,8 @@ class PageCache:
                   "page": {name: getattr(page, name) for name in _SUMMARY}, "records": counts,
                   "markdown": len(markdown)}
         lines = [dumps(page.inspector)]
-        for name, records in page.records.items():
-            lines.extend(records if PROFILES[name].layout in ENCODED_LAYOUTS
-                         else map(dumps, records))
+        for records in page.records.values():
+            lines.extend(records)
         lines.append("")
         data = b"".join([dumps(header).encode("utf-8", "replace"), b"\n", markdown, b"\n",
                          "\n".join(lines).encode("utf-8", "replace")])
@@ -343,13 +340,10 @@ def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutpu
         return summary
     begin, after = data.find(b"\n") + 1, _markdown_end(header, data)
     lines = data[after + 1:].split(b"\n")
-    records: dict[str, list[Any]] = {}
+    records: dict[str, list[str]] = {}
     start = 1
     for name, count in header["records"].items():
-        part = lines[start:start + count]
-        records[name] = ([line.decode("utf-8") for line in part]
-                         if PROFILES[name].layout in ENCODED_LAYOUTS
-                         else [json.loads(line) for line in part])
+        records[name] = [line.decode("utf-8") for line in lines[start:start + count]]
         start += count
     return dataclasses.replace(
         summary, markdown=data[begin:after].decode("utf-8", "surrogatepass"),

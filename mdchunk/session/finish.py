@@ -22,7 +22,7 @@ from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import write_search_page
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
-from mdchunk.outputs.profiles import Record, check_formats
+from mdchunk.outputs.profiles import check_formats
 from mdchunk.outputs.profiles.pagefind import record_language
 from mdchunk.session.index_pages import IndexPages
 from mdchunk.settings import BuildSettings
@@ -96,7 +96,7 @@ class IndexWriter:
         formats = check_formats(self.settings.output.formats)
         drop = self.settings.duplicates == "drop"
 
-        def records_of(name: str) -> Iterator[Record]:
+        def records_of(name: str) -> Iterator[str]:
             for source in sources:
                 ids = [value[0] for value in self.index.pages[source].output.prints]
                 yield from marked_records(name, self._content(source).records[name], ids,
@@ -105,7 +105,7 @@ class IndexWriter:
         index = self.site_dir / self.settings.index
         try:
             return write_records(self.site_dir, {name: records_of(name) for name in formats},
-                                 output=self.settings.index, encoded=True,
+                                 output=self.settings.index,
                                  pagefind_output=self.settings.pagefind.folder)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error

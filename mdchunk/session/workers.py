@@ -24,8 +24,9 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
 
 from mdchunk.chunking import PageInput
 from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
@@ -87,6 +88,36 @@ def available_cores() -> int:
     return cores or 1
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class SentPage:
+    """A page as it goes to a worker process: the fields of its `PageInput`, its HTML as UTF-8.
+
+    Pickling a non-ASCII str leaves a UTF-8 copy of it cached inside the str for as long as the
+    str lives, and engines keep every page's HTML to the end of the build: the HTML is encoded
+    into bytes of their own, gone once the page is sent, and the engine's str is never pickled.
+    The other fields are those of `PageInput`.
+    """
+
+    html: bytes
+    """The page body HTML, UTF-8 (lone surrogates kept: `surrogatepass`)."""
+    source_path: str
+    url: str
+    title: str
+    meta: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, page: PageInput) -> SentPage:
+        """`page` as it is sent."""
+        return cls(html=page.html.encode("utf-8", "surrogatepass"), source_path=page.source_path,
+                   url=page.url, title=page.title, meta=page.meta)
+
+    def page(self) -> PageInput:
+        """The page as the build's process gave it."""
+        return PageInput(html=self.html.decode("utf-8", "surrogatepass"),
+                         source_path=self.source_path, url=self.url, title=self.title,
+                         meta=self.meta)
+
+
 class WorkerPool:
     """Chunks pages in worker processes; results come back as futures of `PageOutput`s."""
 
@@ -132,13 +163,9 @@ class WorkerPool:
         cache could not keep it."""
         self.ready  # noqa: B018 - asking for it starts the workers
         self._wait_for_room()
-        # Sent as bytes: pickling a non-ASCII str leaves a UTF-8 copy cached inside the str for
-        # as long as it lives, and engines keep every page's HTML to the end of the build.
-        html = page.html.encode("utf-8", "surrogatepass")
         with _main_module_hidden():  # a worker may be started by this submit
-            future = self._executor().submit(
-                _chunk, dataclasses.replace(page, html=""), html, key, site_url,
-                markdown_path)
+            future = self._executor().submit(_chunk, SentPage.of(page), key, site_url,
+                                             markdown_path)
         self._in_flight.append(future)
         return future
 
@@ -211,11 +238,9 @@ def _load() -> str:
     return _job.load()
 
 
-def _chunk(page: PageInput, html: bytes, key: str, site_url: str,
-           markdown_path: str | None) -> PageOutput:
+def _chunk(sent: SentPage, key: str, site_url: str, markdown_path: str | None) -> PageOutput:
     assert _job is not None, "the worker was not initialized"
-    return _job.run(dataclasses.replace(page, html=html.decode("utf-8", "surrogatepass")), key,
-                    site_url, markdown_path=markdown_path)
+    return _job.run(sent.page(), key, site_url, markdown_path=markdown_path)
 
 
 def _quiet_log() -> logging.Logger:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mdchunk import Chunker, ChunkOptions, PageInput
+from mdchunk.outputs.formats import page_records
 from mdchunk.outputs.profiles.files import file_doc_name, files_layout
 from mdchunk.outputs.writers import write_jsonl
 from tests.conftest import SiteBuilder
@@ -71,10 +72,8 @@ def test_json_is_utf8_without_lone_surrogates(tmp_path: Path) -> None:
         html=f"<h1 id='a\ud800'>Title {LONE}</h1><p>Body {LONE}</p>",
         source_path="p\udc80.md", url="p/", title=f"T {LONE}",
         meta={"key": LONE, LONE: [LONE]}))
-    from mdchunk.outputs.profiles.native import native_records
-
     target = tmp_path / "chunks.jsonl"
-    write_jsonl(target, native_records(page))
+    write_jsonl(target, page_records(page, ["native"])["native"])
     data = target.read_bytes()
     text = data.decode("utf-8")  # strict: raises on anything invalid
     for line in text.splitlines():

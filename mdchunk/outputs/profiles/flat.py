@@ -32,20 +32,18 @@ from mdchunk.outputs.profiles.semantic import (
 )
 from mdchunk.outputs.profiles.validation import (
     ChunkValidationError,
-    check_bool,
     check_int,
     check_item,
     check_str,
-    check_unit,
     check_uuid4,
     model_values,
-    require,
 )
 
-_METRICS = ("quality_score", "coverage", "cohesion", "boundary_prev", "boundary_next", "matches",
-            "used_in_generation", "used_as_input", "used_as_context")
-_USAGE = ("used_in_generation", "used_as_input", "used_as_context")
-_FEEDBACK = ("accepted", "rejected", "modifications")
+_METRICS = tuple(field.name for field in dataclasses.fields(ChunkMetrics)
+                 if field.name != "feedback")
+"""The fields of `ChunkMetrics` that the flat model holds at its root, under the same names."""
+_FEEDBACK = tuple(field.name for field in dataclasses.fields(FeedbackMetrics))
+"""The fields of `FeedbackMetrics`, at the flat model's root as `feedback_<name>`."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -115,18 +113,28 @@ class FlatSemanticChunk(CommonChunkFields):
             object.__setattr__(self, "embedding", ",".join(repr(value) for value in vector))
 
     def _check_metrics(self) -> None:
-        for name in ("quality_score", "coverage", "cohesion", "boundary_prev", "boundary_next"):
-            check_unit(name, getattr(self, name))
-        check_int("matches", self.matches)
-        for name in _USAGE:
-            check_bool(name, getattr(self, name))
+        """The feedback counts are set together; the metrics follow the nested model's rules
+        (`metrics` makes its `ChunkMetrics`)."""
         feedback = [(f"feedback_{name}", getattr(self, f"feedback_{name}")) for name in _FEEDBACK]
         _paired(*feedback)
         for name, value in feedback:
             check_int(name, value)
-        if any(getattr(self, name) is not None for name in _METRICS) or feedback[0][1] is not None:
-            for name in _USAGE:  # metrics are present: their booleans must be too
-                require(name, getattr(self, name))
+        self.metrics()
+
+    def metrics(self) -> ChunkMetrics | None:
+        """The metrics spread over this chunk's root, as the nested model holds them (None
+        when none is set).
+
+        Raises:
+            ChunkValidationError: a metric breaks `ChunkMetrics`' rules (a score outside
+                [0, 1]; a usage boolean missing while other metrics are set).
+        """
+        values = {name: getattr(self, name) for name in _METRICS}
+        if self.feedback_accepted is None and all(value is None for value in values.values()):
+            return None
+        feedback = None if self.feedback_accepted is None else FeedbackMetrics(
+            **{name: getattr(self, f"feedback_{name}") for name in _FEEDBACK})
+        return ChunkMetrics(**values, feedback=feedback)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FlatSemanticChunk:
@@ -182,14 +190,7 @@ def to_semantic(flat: FlatSemanticChunk) -> SemanticChunk:
         )
     if flat.tags is not None:
         values["tags"] = tuple(_split("tags", flat.tags))
-    if flat.used_in_generation is not None:  # set exactly when metrics are (see _check_metrics)
-        metrics = {name: getattr(flat, name) for name in _METRICS}
-        feedback = None
-        if flat.feedback_accepted is not None:
-            feedback = FeedbackMetrics(
-                **{name: getattr(flat, f"feedback_{name}") for name in _FEEDBACK}
-            )
-        values["metrics"] = ChunkMetrics(**metrics, feedback=feedback)
+    values["metrics"] = flat.metrics()
     if flat.block_meta is not None:
         values["block_meta"] = json.loads(flat.block_meta)
     return SemanticChunk(**values)
