@@ -14,7 +14,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mdchunk.chunking import PageInput
 from mdchunk.cli import main
+from mdchunk.options import ChunkOptions
 from mdchunk.outputs.duplicates import (
     NEAR_THRESHOLD,
     SKETCH_SIZE,
@@ -26,6 +28,8 @@ from mdchunk.outputs.duplicates import (
     similarity,
     sketch,
 )
+from mdchunk.session.builder import IndexBuilder
+from mdchunk.settings import BuildSettings
 from tests.conftest import SiteBuilder
 from tests.helpers import read_jsonl
 from tests.invariants import Index, check_index
@@ -258,3 +262,35 @@ def test_marks_follow_the_index_order_however_they_are_found(
     earlier = build()  # aix.md comes before linux.md in the index
     assert {mark["id"].split("::")[0] for mark in marked(earlier).values()} == {"doc:aix"}
     assert len(marked(earlier)) == 4
+
+
+def test_marks_are_those_of_the_index_order_whatever_order_pages_come_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker searches the pages as they come; where they came in another order than the
+    index's, the finish searches again: the marks are the index's order's either way."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    shared = " ".join(f"shared{i}" for i in range(80))
+    pages = [PageInput(html=f"<h1>Page {n}</h1><p>{' '.join(f'own{n}x{i}' for i in range(90))}"
+                            f"</p><h2 id='s'>Shared</h2><p>{shared}</p>",
+                       source_path=f"p{n}.md", url=f"p{n}/", title=f"Page {n}")
+             for n in range(4)]
+    order = [page.source_path for page in pages]
+
+    def index(name: str, arrival: list[PageInput], workers: int) -> list[dict[str, Any]]:
+        site = tmp_path / name
+        builder = IndexBuilder(BuildSettings(options=ChunkOptions(max_tokens=100, min_tokens=0),
+                                             workers=workers), site_dir=site)
+        try:
+            for page in arrival:
+                builder.add_page(page, markdown_path=f"{page.url}index.md")
+            builder.finish(order)
+        finally:
+            builder.close()
+        return read_jsonl(site / "chunks.jsonl")
+
+    expected = index("inline", pages, 0)
+    assert {mark["id"].split("::")[0] for mark in marked(expected).values()} == {"doc:p0"}
+    assert len(marked(expected)) >= 3
+    assert index("worker", pages, 1) == expected
+    assert index("reversed-inline", pages[::-1], 0) == expected
+    assert index("reversed-worker", pages[::-1], 1) == expected

@@ -147,21 +147,35 @@ class Duplicate:
 def find_duplicates(prints: Iterable[ChunkPrint], *, threshold: float = NEAR_THRESHOLD
                     ) -> dict[str, Duplicate]:
     """The duplicate chunks among `prints` (in the index's order), by id."""
-    marks: dict[str, Duplicate] = {}
-    first_with: dict[str, str] = {}  # a digest: the first chunk with it
-    kept = _Kept(threshold)
+    finder = DuplicateFinder(threshold)
     for chunk in prints:
-        earlier = first_with.setdefault(chunk.digest, chunk.id)
+        finder.add(chunk)
+    return finder.marks
+
+
+class DuplicateFinder:
+    """`find_duplicates` one chunk at a time: each chunk added is marked against those added
+    before it, so the marks of chunks added in the index's order are the index's."""
+
+    def __init__(self, threshold: float = NEAR_THRESHOLD) -> None:
+        self.marks: dict[str, Duplicate] = {}
+        """The duplicate chunks added so far, by id."""
+        self._first_with: dict[str, str] = {}  # a digest: the first chunk with it
+        self._kept = _Kept(threshold)
+
+    def add(self, chunk: ChunkPrint) -> None:
+        """Mark `chunk` if it duplicates a chunk added before it, else keep it to compare the
+        next ones with."""
+        earlier = self._first_with.setdefault(chunk.digest, chunk.id)
         if earlier != chunk.id:
-            marks[chunk.id] = marks.get(earlier) or Duplicate(earlier, "exact", 1.0)
-            continue
+            self.marks[chunk.id] = self.marks.get(earlier) or Duplicate(earlier, "exact", 1.0)
+            return
         hashes = frozenset(chunk.sketch)
-        near = kept.most_similar(chunk.sketch, hashes)
+        near = self._kept.most_similar(chunk.sketch, hashes)
         if near is not None:
-            marks[chunk.id] = near
-            continue
-        kept.add(chunk, hashes)
-    return marks
+            self.marks[chunk.id] = near
+            return
+        self._kept.add(chunk, hashes)
 
 
 def find_duplicates_in(prints: Iterable[Sequence[str]], *, threshold: float = NEAR_THRESHOLD

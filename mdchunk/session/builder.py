@@ -124,10 +124,12 @@ class IndexBuilder:
         if found is not None:
             build.from_cache += 1
             self._keep(source, dataclasses.replace(indexed, output=found))
+            self._duplicates.held(source, found.prints, self._pool)
         elif not self._in_workers():
             self._chunk_here(page, url, indexed)
         else:
             assert self._pool is not None
+            self._duplicates.sending(source, self._pool)
             build.waiting[source] = WaitingPage(self._pool.submit(
                 page, indexed.key, url, markdown_path=self._markdown_path(indexed)), indexed)
         return ""
@@ -186,6 +188,7 @@ class IndexBuilder:
                 build.from_cache += 1
                 self._keep(source, IndexedPage(found, pointer.key, pointer.markdown,
                                                fingerprint, kept=True), report=report)
+                self._duplicates.held(source, found.prints, self._pool)
                 return True
         index.pages.pop(source, None)
         build.lacking.append(source)
@@ -237,6 +240,7 @@ class IndexBuilder:
     def abandon(self) -> None:
         """Drop what the build under way was doing (the engine's build failed)."""
         self.index.new_build()
+        self._duplicates.abandon(self._pool)
 
     def stop_workers(self) -> None:
         """Stop the worker processes (a later page starts them again when it needs them)."""
@@ -289,6 +293,7 @@ class IndexBuilder:
         self.index.build.written += output.stored
         self.index.build.chunked.append(page.source_path)
         self._keep(page.source_path, dataclasses.replace(indexed, output=output))
+        self._duplicates.held(page.source_path, output.prints, self._pool)
 
     def _collect(self) -> None:
         """Wait for the pages chunked in the workers (in the order they were added)."""

@@ -1,13 +1,18 @@
 """A build's search for duplicate chunks, kept off the build's own path where it can be.
 
-The duplicate marks need every chunk of the index in its order (`mdchunk.outputs.duplicates`),
-so they are found when the build finishes. Two things keep that search out of the engine's way:
+The duplicate marks need every chunk of the index in its order (`mdchunk.outputs.duplicates`).
+Three things keep that search out of the engine's way:
 
+- a build with one worker process searches there as the pages arrive: the worker adds the
+  prints of each page it chunks, and is sent those of the pages chunked or found elsewhere, in
+  the order the pages were added; when that is the index's order (MkDocs renders its pages in
+  the index's order), the finish takes the worker's marks, found already;
 - an index of the same pages, in the same order and with the same settings as the last build's
   (an unchanged site) takes that build's marks, kept beside the page cache: the search would
   find the same ones;
-- a build with a worker process searches there, while the build's own process writes the
-  outputs that do not need the marks (`llms.txt`, `llms-full`, the twins, the inspector).
+- otherwise a worker, where there is one, searches the whole index at the finish while the
+  build's own process writes the outputs that do not need the marks (`llms.txt`, `llms-full`,
+  the inspector).
 """
 
 from __future__ import annotations
@@ -46,19 +51,54 @@ class DuplicateSearch:
         self._found: dict[str, Duplicate] | None = None
         self._prints: list[list[str]] = []
         self._future: Future[dict[str, Duplicate]] | None = None
+        self._order: list[str] = []
+        """The pages whose prints the worker has or is sent, by source path, in that order."""
+        self._unsent: list[list[str]] = []
+        """Prints of pages in `_order` not sent to the worker yet (none was running)."""
+
+    def held(self, source: str, prints: Sequence[list[str]], pool: WorkerPool | None) -> None:
+        """Note a page whose prints this process holds (found in the cache, or chunked here):
+        they go to the worker's search after those of the pages added before it."""
+        self._order.append(source)
+        self._unsent.extend(prints)
+        self._send(pool)
+
+    def sending(self, source: str, pool: WorkerPool) -> None:
+        """Note a page about to be chunked in `pool`'s worker, which adds its prints."""
+        self._send(pool)
+        self._order.append(source)
+
+    def _send(self, pool: WorkerPool | None) -> None:
+        if pool is not None and pool.workers == 1 and self._unsent:
+            pool.notice(self._unsent)
+            self._unsent = []
 
     def start(self, pages: Sequence[IndexedPage], pool: WorkerPool | None) -> None:
-        """Begin finding the marks of `pages` (the index, in its order): the last build's
-        when they mark the same index, else a search in `pool`'s worker (None: in `marks`)."""
+        """Begin finding the marks of `pages` (the index, in its order): the worker's, found
+        as the pages came, when they came in this order; the last build's when they mark the
+        same index; else a search in `pool`'s worker (None: in `marks`)."""
         digest = hashlib.sha256(f"{__version__}\n{self.settings}".encode())
         for page in pages:
             digest.update(f"\n{page.key}".encode())
         self._key = digest.hexdigest()
-        self._found = self._last_marks()
-        self._future = None
-        if self._found is None:
+        in_order = self._order == [page.output.source_path for page in pages]
+        self._found, self._future = None, None
+        if pool is not None and pool.workers == 1:
+            self._send(pool)
+            taken = pool.take_marks()  # the worker's search starts afresh either way
+            self._future = taken if in_order and not self._unsent else None
+        self._order, self._unsent = [], []
+        if self._future is None:
+            self._found = self._last_marks()
+        if self._future is None and self._found is None:
             self._prints = [value for page in pages for value in page.output.prints]
             self._future = pool.find_duplicates(self._prints) if pool is not None else None
+
+    def abandon(self, pool: WorkerPool | None) -> None:
+        """Forget the pages of a build that failed (the worker's search starts afresh)."""
+        if pool is not None and pool.workers == 1:
+            pool.take_marks()
+        self._order, self._unsent = [], []
 
     def marks(self) -> dict[str, Duplicate]:
         """The marks, by chunk id: those started, found here when no worker searches (or the
@@ -73,7 +113,7 @@ class DuplicateSearch:
                 found = None
         if found is None:
             found = find_duplicates_in(self._prints)
-        self._found, self._prints = found, []
+        self._found, self._prints, self._future = found, [], None
         self._keep(found)
         return found
 

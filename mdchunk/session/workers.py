@@ -24,12 +24,12 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 from mdchunk.chunking import PageInput
-from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
+from mdchunk.outputs.duplicates import ChunkPrint, Duplicate, DuplicateFinder, find_duplicates_in
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache
 from mdchunk.session.page_job import JobSettings, PageJob
@@ -169,6 +169,18 @@ class WorkerPool:
         self._in_flight.append(future)
         return future
 
+    def notice(self, prints: list[list[str]]) -> None:
+        """Add the prints of pages chunked elsewhere (`ChunkPrint.as_json`) to the worker's
+        duplicate search, after those of the pages submitted before (one worker only)."""
+        with _main_module_hidden():
+            self._executor().submit(_notice, prints)
+
+    def take_marks(self) -> Future[dict[str, Duplicate]]:
+        """The marks of the worker's duplicate search over every print it was given since the
+        last call, in order (one worker only), which starts afresh."""
+        with _main_module_hidden():
+            return self._executor().submit(_take_marks)
+
     def find_duplicates(self, prints: list[list[str]]) -> Future[dict[str, Duplicate]]:
         """Find the duplicate chunks among `prints` (`ChunkPrint.as_json`, in the index's
         order) in a worker (`mdchunk.outputs.duplicates.find_duplicates`)."""
@@ -212,14 +224,29 @@ def _main_module_hidden() -> Iterator[None]:
             main.__dict__.update(saved)
 
 
-_job: PageJob | None = None
-"""The worker process's own job (set by `_initialize`, in the worker only)."""
+@dataclasses.dataclass
+class _Worker:
+    """What a worker process holds: its job, and the duplicate search over the prints of the
+    pages it was given, in the order it was given them (one worker is given every page)."""
+
+    job: PageJob
+    finder: DuplicateFinder = dataclasses.field(default_factory=DuplicateFinder)
+
+    def notice(self, prints: Iterable[Sequence[str]]) -> None:
+        """Add the prints (`ChunkPrint.as_json`) to the search, in order."""
+        for value in prints:
+            self.finder.add(ChunkPrint.from_json(value))
+
+
+_worker: _Worker | None = None
+"""The worker process's own state (set by `_initialize`, in the worker only)."""
 
 
 def _initialize(settings: JobSettings) -> None:
-    global _job  # noqa: PLW0603 - the worker process's own state
+    global _worker  # noqa: PLW0603 - the worker process's own state
     # Quiet: a folder that cannot be written is reported once, by the build's process.
-    _job = PageJob(settings, PageCache(settings.cache, settings.fingerprint, log=_quiet_log()))
+    _worker = _Worker(PageJob(settings, PageCache(settings.cache, settings.fingerprint,
+                                                  log=_quiet_log())))
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
 
@@ -231,16 +258,32 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
+def _state() -> _Worker:
+    assert _worker is not None, "the worker was not initialized"
+    return _worker
+
+
 def _load() -> str:
     """Load the tokenizer (raises `TokenizerError` with the fix when it cannot); return the
     name of the counter that counts."""
-    assert _job is not None, "the worker was not initialized"
-    return _job.load()
+    return _state().job.load()
 
 
 def _chunk(sent: SentPage, key: str, site_url: str, markdown_path: str | None) -> PageOutput:
-    assert _job is not None, "the worker was not initialized"
-    return _job.run(sent.page(), key, site_url, markdown_path=markdown_path)
+    worker = _state()
+    output = worker.job.run(sent.page(), key, site_url, markdown_path=markdown_path)
+    worker.notice(output.prints)
+    return output
+
+
+def _notice(prints: list[list[str]]) -> None:
+    _state().notice(prints)
+
+
+def _take_marks() -> dict[str, Duplicate]:
+    worker = _state()
+    marks, worker.finder = worker.finder.marks, DuplicateFinder()
+    return marks
 
 
 def _quiet_log() -> logging.Logger:
