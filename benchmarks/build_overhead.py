@@ -121,7 +121,7 @@ def chunking_throughput(pages: list[Any], runs: int = 3) -> tuple[float, int]:
     run, so no token count is cached), and the chunks."""
     from mdchunk import Chunker, ChunkOptions, PageInput
     from mdchunk.chunking.tokens import load_encoding
-    from mdchunk.outputs.pages import page_output
+    from mdchunk.outputs.page_output import page_output
     from mdchunk.settings import OutputSettings
 
     load_encoding("cl100k_base")  # loading the encoding is not chunking

@@ -222,7 +222,7 @@ def mdchunk(max_tokens: int, *, counter: str = "auto") -> Callable[[Sequence[Sou
     def prepare(sources: Sequence[Source]) -> Job:
         from mdchunk import Chunker, ChunkOptions
         from mdchunk.chunking.tokens import token_counter
-        from mdchunk.outputs.pages import page_output
+        from mdchunk.outputs.page_output import page_output
         from mdchunk.settings import OutputSettings
 
         # A new Chunker per run: its token counts are memoized per chunker.

@@ -35,7 +35,10 @@ import cProfile, hashlib, json, pickle, pstats, sys, time
 pages_file, copy, runs, profile = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 sys.path.insert(0, copy)
 from mdchunk import Chunker, ChunkOptions, PageInput
-from mdchunk.outputs.pages import page_output
+try:  # a page's outputs are made in their own module since the build process stopped loading them
+    from mdchunk.outputs.page_output import page_output
+except ImportError:
+    from mdchunk.outputs.pages import page_output
 try:  # the layout since the settings got one module and the counters moved into chunking/
     from mdchunk.chunking.tokens import token_counter
     from mdchunk.settings import OutputSettings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -16,7 +17,8 @@ import yaml
 
 from mdchunk.chunking import Chunker, PageInput
 from mdchunk.options import ChunkOptions
-from mdchunk.outputs.pages import PageOutput, page_output
+from mdchunk.outputs.page_output import page_output
+from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache, PagePointer
 from mdchunk.session.duplicate_search import MARKS_FILE
 from mdchunk.settings import OutputSettings
@@ -381,7 +383,7 @@ ALL_FORMATS = ("native", "files", "hepilot", "semantic", "flat", "markdown_chunk
 def _page(text: str) -> PageOutput:
     chunker = Chunker(ChunkOptions.validated({}), processed_at="2024-01-01T00:00:00Z")
     page = PageInput(html=text, source_path="p.md", url="p/", title="P", meta={})
-    settings = OutputSettings(formats=ALL_FORMATS, inspector=True)
+    settings = OutputSettings(formats=ALL_FORMATS, inspector=True, duplicates=True)
     return page_output(chunker.chunk_page(page), settings)
 
 
@@ -439,8 +441,10 @@ def test_an_entry_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
         cache.put("k2", summary)
     lines = cache.path("k1").read_bytes().split(b"\n")
     markdown = page.markdown.encode()  # kept as it is (not as JSON), after the header
-    rest = cache.path("k1").read_bytes().split(b"\n", 1)[1]
+    assert page.prints and json.loads(lines[1]) == list(page.prints)  # and the prints
+    rest = cache.path("k1").read_bytes().split(b"\n", 2)[2]
     assert b"\n" in markdown and rest.startswith(markdown + b"\n")
+    assert cache.read("k1", prints=False) == dataclasses.replace(page, prints=())
     assert rest[len(markdown) + 1:].count(b"\n") == 1 + sum(map(len, page.records.values()))
     for cut in (lines[:-2], [*lines[:-2], b""]):  # a record missing
         cache.path("k1").write_bytes(b"\n".join(cut))
@@ -458,12 +462,12 @@ def test_the_markdown_alone_is_read_from_the_first_lines_of_an_entry(tmp_path: P
     cache.put("k1", page)
     assert cache.markdown("k1") == page.markdown
     lines = cache.path("k1").read_bytes().split(b"\n")
-    cache.path("k1").write_bytes(lines[0] + b"\n" + page.markdown.encode()[:-3])  # cut
+    cache.path("k1").write_bytes(b"\n".join(lines[:2]) + b"\n" + page.markdown.encode()[:-3])
     with pytest.raises(ValueError, match="truncated"):
         cache.markdown("k1")
     header = lines[0].replace(b'"settings":"settings"', b'"settings":"another build"', 1)
     assert header != lines[0]
-    cache.path("k1").write_bytes(header + b"\n" + lines[1] + b"\n")
+    cache.path("k1").write_bytes(b"\n".join([header, *lines[1:3]]) + b"\n")
     with pytest.raises(ValueError, match="another version, settings or page"):
         cache.markdown("k1")
     cache.path("k1").write_bytes(b"[]\n")

@@ -25,7 +25,8 @@ from mdchunk.chunking.chunk import UUID_NAMESPACE, uuid5_text
 from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.engines.site import site_pages
 from mdchunk.outputs import formats as output_module
-from mdchunk.outputs.formats import page_records, write_records
+from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.page_output import page_records
 from mdchunk.outputs.profiles import (
     PROFILES,
     ChunkMetrics,

@@ -1,55 +1,19 @@
-"""The files of each output format: one page's records in every selected format, and the merged
-records of a site written next to it, each file (or folder) atomically."""
+"""The files of each output format: the merged records of a site (each page's made where it was
+chunked, `mdchunk.outputs.page_output`) written next to it, each file (or folder) atomically.
+
+The writers of the SQLite file, the Pagefind bundle and the chunk files are imported when their
+format is written: a build writes the formats it selected, and loads only their writers."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from mdchunk.outputs.pagefind_bundle import write_bundle
-from mdchunk.outputs.profiles import (
-    PROFILES,
-    ChunksLike,
-    ProfileSettings,
-    Record,
-    check_formats,
-    chunks_of,
-    file_path,
-    file_record,
-    files_by_name,
-)
-from mdchunk.outputs.sqlite import write_sqlite
-from mdchunk.outputs.writers import atomic_write, record_encoder, replace_folder, write_jsonl
+from mdchunk.outputs.catalog import FORMATS
+from mdchunk.outputs.writers import atomic_write, replace_folder, write_jsonl
 from mdchunk.settings import DEFAULT_FOLDER
-
-
-def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None,
-                 pagefind_filters: Sequence[str] = ()) -> dict[str, list[str]]:
-    """One page's records for each selected format, in chunk order, each as its JSON text (for
-    `files`: `{"path", "record"}` pairs).
-
-    A page's records are encoded here, once, where the page is chunked (a worker process, a
-    Sphinx worker): the process that writes the index joins them (`write_records`), and the
-    page cache keeps them as they are. The text is that of `writers.dumps`, written by orjson
-    where it writes the same (`record_encoder`). `language` and `pagefind_filters`: see
-    `ProfileSettings`.
-    """
-    settings = ProfileSettings(language=language, pagefind_filters=tuple(pagefind_filters))
-    chunks = chunks_of(page)
-    encode = record_encoder([chunks[0].front_matter, chunks[0].chunking_options] if chunks
-                            else [])
-    records: dict[str, list[str]] = {}
-    for name in check_formats(formats):
-        profile = PROFILES[name]
-        made: list[Record]
-        if profile.layout == "files":
-            made = [{"path": file_path(c), "record": file_record(c)} for c in chunks]
-        else:
-            made = profile.records(page, settings)
-        records[name] = list(map(encode, made))
-    return records
 
 
 def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
@@ -70,15 +34,21 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
     written: dict[str, Path] = {}
     targets = {"native": output, "pagefind": pagefind_output}
     for name, format_records in records.items():
-        profile = PROFILES[name]
-        target = site_dir / targets.get(name, profile.target)
-        if profile.layout == "pagefind":
+        layout = FORMATS[name].layout
+        target = site_dir / targets.get(name, FORMATS[name].target)
+        if layout == "pagefind":
+            from mdchunk.outputs.pagefind_bundle import write_bundle
+
             write_bundle(target, map(json.loads, format_records))
-        elif profile.layout == "files":
+        elif layout == "files":
+            from mdchunk.outputs.profiles.files import files_by_name
+
             write_folder(target, files_by_name(map(json.loads, format_records)))
-        elif profile.layout == "json":
+        elif layout == "json":
             write_json_array(target, format_records)
-        elif profile.layout == "sqlite":
+        elif layout == "sqlite":
+            from mdchunk.outputs.sqlite import write_sqlite
+
             write_sqlite(target, map(json.loads, format_records))
         else:
             write_jsonl(target, format_records)

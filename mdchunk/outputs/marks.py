@@ -3,7 +3,7 @@
 The marks are found at the build's finish (`mdchunk.outputs.duplicates.find_duplicates`), after
 every page's records were made; this applies them while the records are written: a marked chunk's
 native record (and its SQLite row) holds its `duplicateOf`, and with `duplicates: drop` the
-embedding formats (`Profile.embedding`) leave marked chunks out. Other formats (search records,
+embedding formats (`OutputFormat.embedding`) leave marked chunks out. Other formats (search records,
 sections, the Pagefind bundle) keep every chunk: a reader searching the site expects each page
 whole.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 
+from mdchunk.outputs.catalog import FORMATS
 from mdchunk.outputs.duplicates import Duplicate
-from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.writers import dumps
 
 MARKED = frozenset({"native", "sqlite"})
@@ -31,7 +31,7 @@ def marked_records(name: str, records: Sequence[str], ids: Sequence[str],
         for record, chunk_id in zip(records, ids, strict=True):
             mark = marks.get(chunk_id)
             yield record if mark is None else with_mark(record, mark)
-    elif drop and PROFILES[name].embedding:
+    elif drop and FORMATS[name].embedding:
         for record, chunk_id in zip(records, ids, strict=True):
             if chunk_id not in marks:
                 yield record

@@ -33,13 +33,12 @@ import os
 import queue
 import subprocess
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from mdchunk.errors import PagefindError
-from mdchunk.outputs.profiles.base import Record
-from mdchunk.outputs.profiles.pagefind import UNKNOWN_LANGUAGE
+from mdchunk.outputs.catalog import Record
 from mdchunk.outputs.writers import replace_folder, write_text
 from mdchunk.settings import SEARCH_PAGE, PagefindSettings
 
@@ -53,6 +52,19 @@ _SAID_AT_MOST = 2000
 """Characters of the binary's own output kept for an error message."""
 _READ_SIZE = 1 << 20
 """Bytes read from the binary at a time."""
+
+
+UNKNOWN_LANGUAGE = "unknown"
+"""The language of a record whose page and site name none (Pagefind's own word)."""
+
+
+def record_language(front_matter: Mapping[str, Any], site_language: str | None) -> str:
+    """The page's language as Pagefind names its indexes: lower case, `-` between the parts
+    (`pt_BR` becomes `pt-br`); `unknown` when neither the page nor the site says."""
+    for value in (front_matter.get("language"), front_matter.get("lang"), site_language):
+        if isinstance(value, str) and value.strip():
+            return value.strip().lower().replace("_", "-")
+    return UNKNOWN_LANGUAGE
 
 
 def pagefind_needed(formats: Sequence[str]) -> None:

@@ -11,12 +11,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mdchunk.chunking import PageChunks
-from mdchunk.chunking.tokens import TokenCounter
-from mdchunk.outputs.duplicates import chunk_print
-from mdchunk.outputs.formats import page_records
-from mdchunk.outputs.inspector import page_data
-from mdchunk.outputs.page_facts import page_facts
 from mdchunk.outputs.twins import twin_text, write_twin
 from mdchunk.outputs.writers import write_text
 from mdchunk.settings import OutputSettings
@@ -60,31 +54,6 @@ class PageOutput:
         """This page as a build holds it once its content is on disk: its counts and warnings,
         not its Markdown, records or inspector data."""
         return dataclasses.replace(self, markdown="", records={}, inspector=None, stored=True)
-
-
-def page_output(result: PageChunks, settings: OutputSettings, *,
-                count: TokenCounter | None = None, site_url: str = "") -> PageOutput:
-    """The records of every selected format of one chunked page and its chunks' prints.
-
-    `count` (the chunker's counter) and `site_url` (the page's) serve the agent outputs'
-    facts, when `settings.agents` asks for them."""
-    return PageOutput(
-        source_path=result.source_path,
-        url=result.url,
-        markdown=result.markdown,
-        records=page_records(result, settings.formats, language=settings.language,
-                             pagefind_filters=settings.pagefind_filters),
-        chunks=len(result.chunks),
-        oversize=sum(chunk.flags.allow_oversize for chunk in result.chunks),
-        small=sum(chunk.flags.small_chunk for chunk in result.chunks),
-        warnings=result.warnings,
-        notes=result.notes,
-        inspector=page_data(result) if settings.inspector else None,
-        agent=page_facts(result, count=count, site_url=site_url, directive=settings.directive
-                         ) if settings.agents and count is not None else None,
-        prints=tuple(chunk_print(chunk.id, chunk.text).as_json() for chunk in result.chunks
-                     ) if settings.duplicates else (),
-    )
 
 
 def index_summary(pages: Sequence[PageOutput], written: Mapping[str, Path], *,

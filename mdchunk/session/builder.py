@@ -26,10 +26,10 @@ from typing import Any
 
 from mdchunk.chunking.model import PageInput, build_time
 from mdchunk.chunking.tokens import tokenizer_choice
+from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.outputs.profiles import check_formats
 from mdchunk.outputs.twins import directive_element, with_directive
 from mdchunk.session.cache import PageCache
 from mdchunk.session.duplicate_search import DuplicateSearch

@@ -12,8 +12,9 @@ page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or 
 changed, or whose code did, has another name, so an entry is never stale, only unused: `prune`
 removes those no current page uses. An entry is a line of JSON (a header: what the entry was
 made for, the page's counts and warnings, the length of its Markdown, how many records of each
-format follow), the page Markdown as it is (UTF-8, and a line break), then a line each: the
-inspector's data, and the records of each format in turn, as they are written in the index.
+format follow), a line of its chunks' prints (`PageOutput.prints`), the page Markdown as it is
+(UTF-8, and a line break), then a line each: the inspector's data, and the records of each
+format in turn, as they are written in the index.
 
 A pointer (`pages/<sha256>.json`, one per page of a site) names the entry that holds a page:
 an engine that does not render every page (`mkdocs build --dirty`, an incremental Sphinx build,
@@ -48,16 +49,23 @@ from typing import IO, Any
 
 from mdchunk._version import __version__
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.outputs.writers import atomic_write, dumps, sweep_stale_temporaries, write_text
+from mdchunk.outputs.writers import (
+    atomic_write,
+    dumps,
+    loads,
+    sweep_stale_temporaries,
+    write_text,
+)
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
 POINTERS = "pages"
-_FORMAT = 6
+_FORMAT = 7
 """The layout of an entry (part of its file name): a line per part and per record, since 2; the
 page's notes in its header, since 3; what llms.txt needs of it (`agent`), since 4; its chunks'
 prints for duplicate detection (`prints`), since 5; the page Markdown as it is (not JSON), its
-length in bytes in the header, since 6."""
+length in bytes in the header, since 6; the prints on a line of their own after the header
+(reading the Markdown or the records parses no prints), since 7."""
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
@@ -115,15 +123,16 @@ class PageCache:
         self._known.add(page_key)
         return page
 
-    def read(self, page_key: str) -> PageOutput:
+    def read(self, page_key: str, *, prints: bool = True) -> PageOutput:
         """The page kept for `page_key` with its content (also when the cache was turned off
-        after it was written).
+        after it was written); `prints`: with its chunks' prints (the build holds them with the
+        page's counts already, so the finish reads the rest alone).
 
         Raises:
             OSError: when its entry cannot be read.
             ValueError: when its entry is not one of this version, settings and page key.
         """
-        return _page(*self._entry(page_key), content=True)
+        return _page(*self._entry(page_key), content=True, prints=prints)
 
     def holds(self, page_key: str) -> bool:
         """Whether the entry of `page_key` is there (one `stat`; its content is not checked)."""
@@ -144,7 +153,8 @@ class PageCache:
         for records in page.records.values():
             lines.extend(records)
         lines.append("")
-        data = b"".join([dumps(header).encode("utf-8", "replace"), b"\n", markdown, b"\n",
+        data = b"".join([dumps(header).encode("utf-8", "replace"), b"\n",
+                         dumps(page.prints).encode("utf-8", "replace"), b"\n", markdown, b"\n",
                          "\n".join(lines).encode("utf-8", "replace")])
 
         def write(handle: IO[bytes]) -> None:
@@ -171,8 +181,9 @@ class PageCache:
             OSError, ValueError: as `read`.
         """
         with self.path(page_key).open("rb") as handle:
-            header = json.loads(handle.readline())
+            header = loads(handle.readline())
             self._check(header, page_key)
+            handle.readline()  # the prints
             size = header["markdown"]
             data = handle.read(size + 1)
         if len(data) != size + 1 or data[-1:] != b"\n":
@@ -182,7 +193,7 @@ class PageCache:
     def _entry(self, page_key: str) -> tuple[dict[str, Any], bytes]:
         """The header and the bytes of the entry of `page_key`, checked to be whole."""
         data = self.path(page_key).read_bytes()
-        header = json.loads(data[:data.find(b"\n")])
+        header = loads(data[:data.find(b"\n")])
         self._check(header, page_key)
         after = _markdown_end(header, data)
         if (data[after:after + 1] != b"\n" or data[-1:] != b"\n"
@@ -323,22 +334,23 @@ class PageCache:
         self.enabled = False
 
 
-_SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings", "notes", "agent",
-            "prints")
-"""The fields of `PageOutput` in an entry's header."""
+_SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings", "notes", "agent")
+"""The fields of `PageOutput` in an entry's header (the prints have a line of their own)."""
 
 
-def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutput:
-    """The page of an entry (`PageCache._entry`), with or without its content."""
+def _page(header: Mapping[str, Any], data: bytes, *, content: bool, prints: bool = True
+          ) -> PageOutput:
+    """The page of an entry (`PageCache._entry`), with or without its content and prints."""
     facts = header["page"]
-    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-4]},
+    begin = _markdown_start(data)
+    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-3]},
                          warnings=tuple(facts["warnings"]), notes=tuple(facts["notes"]),
-                         agent=facts["agent"], prints=tuple(facts["prints"]), markdown="",
-                         records={},
-                         inspector=None, stored=True)
+                         agent=facts["agent"], markdown="", records={}, inspector=None,
+                         stored=True, prints=tuple(loads(data[data.find(b"\n") + 1:begin - 1]))
+                         if prints else ())
     if not content:
         return summary
-    begin, after = data.find(b"\n") + 1, _markdown_end(header, data)
+    after = begin + int(header["markdown"])
     lines = data[after + 1:].split(b"\n")
     records: dict[str, list[str]] = {}
     start = 1
@@ -350,7 +362,12 @@ def _page(header: Mapping[str, Any], data: bytes, *, content: bool) -> PageOutpu
         inspector=json.loads(lines[0]), records=records, stored=False)
 
 
+def _markdown_start(data: bytes) -> int:
+    """Where the page Markdown of an entry (`data`) begins: after the header and prints lines."""
+    return data.find(b"\n", data.find(b"\n") + 1) + 1
+
+
 def _markdown_end(header: Mapping[str, Any], data: bytes) -> int:
     """Where the page Markdown of an entry (`data`, its header read) ends: at the line break
     after it."""
-    return data.find(b"\n") + 1 + int(header["markdown"])
+    return _markdown_start(data) + int(header["markdown"])

@@ -25,7 +25,7 @@ from mdchunk.options import (
     ChunkOptions,
     check_output_path,
 )
-from mdchunk.outputs.profiles import check_formats
+from mdchunk.outputs.catalog import check_formats
 from mdchunk.settings import (
     DEFAULT_FOLDER,
     DUPLICATE_MODES,

@@ -14,16 +14,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mdchunk.errors import MdChunkError
+from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.duplicates import Duplicate
 from mdchunk.outputs.formats import write_records
 from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.llms import ListedPage, write_agent_outputs
 from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
-from mdchunk.outputs.pagefind_bundle import write_search_page
+from mdchunk.outputs.pagefind_bundle import record_language, write_search_page
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
-from mdchunk.outputs.profiles import check_formats
-from mdchunk.outputs.profiles.pagefind import record_language
 from mdchunk.session.index_pages import IndexPages
 from mdchunk.settings import BuildSettings
 
@@ -156,7 +155,7 @@ class IndexWriter:
         page = self.index.pages[source]
         if not page.output.stored:
             return page.output
-        return self._read(source, self.index.cache.read)
+        return self._read(source, lambda key: self.index.cache.read(key, prints=False))
 
     def markdown(self, source: str) -> str:
         """The page's Markdown, read from its entry when this process holds only its counts."""

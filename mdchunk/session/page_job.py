@@ -88,7 +88,8 @@ class PageJob:
         (its Markdown at `markdown_path`, None: not written; its twin), and keep it in the
         cache under `key`; return its counts (`PageOutput.without_content`), or the whole page
         where the cache cannot keep it."""
-        from mdchunk.outputs.pages import page_output, write_page_files
+        from mdchunk.outputs.page_output import page_output
+        from mdchunk.outputs.pages import write_page_files
 
         settings = self.settings
         chunker = self.chunker

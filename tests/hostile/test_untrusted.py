@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mdchunk import Chunker, ChunkOptions, PageInput
-from mdchunk.outputs.formats import page_records
+from mdchunk.outputs.page_output import page_records
 from mdchunk.outputs.profiles.files import file_doc_name, files_layout
 from mdchunk.outputs.writers import write_jsonl
 from tests.conftest import SiteBuilder

@@ -20,14 +20,13 @@ They only make records: `mdchunk.outputs.formats` writes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from mdchunk.errors import OptionError
+from mdchunk.outputs.catalog import FORMATS, Record, check_formats
 from mdchunk.outputs.profiles.adr import adr_record, adr_records
-from mdchunk.outputs.profiles.base import ChunksLike, Profile, ProfileSettings, Record, chunks_of
+from mdchunk.outputs.profiles.base import ChunksLike, Profile, ProfileSettings, chunks_of
 from mdchunk.outputs.profiles.docsearch import docsearch_record, docsearch_records
 from mdchunk.outputs.profiles.files import (
-    FOLDER,
     file_doc_name,
     file_path,
     file_record,
@@ -107,51 +106,27 @@ def _page_only(records: Callable[[ChunksLike], list[Record]]) -> _Records:
     return lambda chunks, _settings: records(chunks)
 
 
-PROFILES: dict[str, Profile] = {
-    profile.name: profile
-    for profile in (
-        Profile("native", "chunks.jsonl", "jsonl", _page_only(native_records),
-                "mdchunk's own record: seed 002's fields and every structural fact"),
-        Profile("files", FOLDER, "files", _page_only(files_records),
-                "seed 002: one JSON file per chunk in chunks/", embedding=True),
-        Profile("hepilot", "chunks.hepilot.jsonl", "jsonl", _page_only(hepilot_records),
-                "seed 003: valid against its JSON Schema", embedding=True),
-        Profile("semantic", "chunks.semantic.jsonl", "jsonl", semantic_records,
-                "seed 001: SemanticChunk (nested)", embedding=True),
-        Profile("flat", "chunks.flat.jsonl", "jsonl", flat_records,
-                "seed 001: FlatSemanticChunk (flat)", embedding=True),
-        Profile("markdown_chunker", "chunks.markdown_chunker.jsonl", "jsonl",
-                _page_only(markdown_chunker_records), "seed 000: structural chunker metadata",
-                embedding=True),
-        Profile("adr", "chunks.adr.jsonl", "jsonl", _page_only(adr_records),
-                "seed 004: front matter metadata, ChromaDB-ready", embedding=True),
-        Profile("docsearch", "docsearch.json", "json", _page_only(docsearch_records),
-                "DocSearch / Typesense scraper records (one per chunk)"),
-        Profile("sqlite", "chunks.sqlite", "sqlite",
-                _page_only(native_records),
-                "the native records in SQLite with an FTS5 (bm25) index over text and titles"),
-        Profile("pagefind", "pagefind", "pagefind", pagefind_records,
-                "a Pagefind search bundle with one record per section, searchable on the site"),
-        Profile("sections", "sections.jsonl", "jsonl", _page_only(section_records),
-                "one record per section: its whole Markdown, breadcrumb, url, tokens, the ids "
-                "of its chunks and of its parent section (small-to-big retrieval)"),
-    )
+_RECORDS: dict[str, _Records] = {
+    "native": _page_only(native_records),
+    "files": _page_only(files_records),
+    "hepilot": _page_only(hepilot_records),
+    "semantic": semantic_records,
+    "flat": flat_records,
+    "markdown_chunker": _page_only(markdown_chunker_records),
+    "adr": _page_only(adr_records),
+    "docsearch": _page_only(docsearch_records),
+    "sqlite": _page_only(native_records),
+    "pagefind": pagefind_records,
+    "sections": _page_only(section_records),
 }
-"""Every output format by name."""
+"""How each format's records are made from a page's chunks."""
+
+PROFILES: dict[str, Profile] = {
+    name: Profile(name, output.target, output.layout, _RECORDS[name], output.description,
+                  embedding=output.embedding)
+    for name, output in FORMATS.items()
+}
+"""Every output format by name, with how its records are made (`mdchunk.outputs.catalog`
+says where they go)."""
 
 
-def check_formats(formats: Sequence[str]) -> list[str]:
-    """The selected format names without repeats.
-
-    Raises:
-        OptionError: for an unknown format name.
-    """
-    selected = list(dict.fromkeys(formats))
-    unknown = [name for name in selected if name not in PROFILES]
-    if unknown:
-        raise OptionError(
-            "formats",
-            f"unknown format(s) {', '.join(map(repr, unknown))}; known formats: "
-            + ", ".join(PROFILES),
-        )
-    return selected

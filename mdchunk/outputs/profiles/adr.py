@@ -27,7 +27,8 @@ import re
 from typing import Any
 
 from mdchunk.chunking.chunk import Chunk
-from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of, front_matter_text
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.profiles.base import ChunksLike, chunks_of, front_matter_text
 
 DEFAULT_DOC_TYPE = "doc"
 LIST_SEPARATOR = ","

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
 
 from mdchunk.chunking.chunk import Chunk, PageChunks
+from mdchunk.outputs.catalog import Layout, Record
 
 ChunksLike = PageChunks | Sequence[Chunk]
 """The chunks of one page: a `PageChunks`, or its chunks in order."""
 
-Record = dict[str, Any]
-"""One output record, as plain JSON values."""
-
-Layout = Literal["jsonl", "json", "files", "sqlite", "pagefind"]
-"""How a profile's records are written: one per line, one JSON array, one file per record, an
-SQLite database, a Pagefind bundle."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -22,7 +22,8 @@ from typing import Any
 
 from mdchunk.chunking.chunk import Chunk
 from mdchunk.chunking.markdown_text import markdown_to_text
-from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.profiles.base import ChunksLike, chunks_of
 from mdchunk.outputs.profiles.markdown_chunker import starts_with_heading
 
 LEVELS = 7

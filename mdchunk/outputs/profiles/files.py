@@ -18,9 +18,10 @@ from collections.abc import Iterable
 
 from mdchunk.chunking.chunk import Chunk
 from mdchunk.errors import PageError
-from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.catalog import FORMATS, Record
+from mdchunk.outputs.profiles.base import ChunksLike, chunks_of
 
-FOLDER = "chunks"
+FOLDER = FORMATS["files"].target
 """The folder, in the site folder, that holds the chunk files."""
 CONTENT_TYPE = "doc"
 """Seed 002's `contentType`: always "doc" for documentation chunks."""

@@ -20,7 +20,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from mdchunk.outputs.profiles.base import ChunksLike, ProfileSettings, Record
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.profiles.base import ChunksLike, ProfileSettings
 from mdchunk.outputs.profiles.semantic import (
     ChunkMetrics,
     CommonChunkFields,

@@ -19,7 +19,8 @@ from importlib import resources
 from typing import Any, Literal
 
 from mdchunk.chunking.chunk import Chunk
-from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.profiles.base import ChunksLike, chunks_of
 
 ChunkType = Literal["text", "table", "equation", "mixed"]
 

@@ -34,7 +34,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from mdchunk.chunking.chunk import Chunk
-from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.profiles.base import ChunksLike, chunks_of
 
 ContentType = Literal["text", "code", "table", "mixed", "preamble", "section"]
 

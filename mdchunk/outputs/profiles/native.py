@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mdchunk.outputs.profiles.base import ChunksLike, Record, chunks_of
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.profiles.base import ChunksLike, chunks_of
 
 
 def native_records(page: ChunksLike) -> list[Record]:

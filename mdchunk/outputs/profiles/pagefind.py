@@ -24,9 +24,10 @@ from typing import Any
 
 from mdchunk.chunking.chunk import Chunk
 from mdchunk.chunking.markdown_text import markdown_to_text
-from mdchunk.outputs.profiles.base import ChunksLike, ProfileSettings, Record, chunks_of
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.pagefind_bundle import record_language
+from mdchunk.outputs.profiles.base import ChunksLike, ProfileSettings, chunks_of
 
-UNKNOWN_LANGUAGE = "unknown"
 """Pagefind's language of records whose language is not known (no stemming)."""
 ALWAYS_FILTERED = ("tags",)
 """Front matter keys that are filters of every bundle."""
@@ -85,15 +86,6 @@ def section_markdown(section: Sequence[Chunk]) -> str:
             parts.append("\n\n" + chunk.text[shared:] if shared == 0 else chunk.text[shared:])
         previous = chunk
     return "".join(parts)
-
-
-def record_language(front_matter: Mapping[str, Any], site_language: str | None) -> str:
-    """The page's language as Pagefind names its indexes: lower case, `-` between the parts
-    (`pt_BR` becomes `pt-br`); `unknown` when neither the page nor the site says."""
-    for value in (front_matter.get("language"), front_matter.get("lang"), site_language):
-        if isinstance(value, str) and value.strip():
-            return value.strip().lower().replace("_", "-")
-    return UNKNOWN_LANGUAGE
 
 
 def front_matter_filters(front_matter: Mapping[str, Any], keys: Sequence[str]

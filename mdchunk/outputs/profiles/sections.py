@@ -28,7 +28,8 @@ the sections of a page form a tree.
 from __future__ import annotations
 
 from mdchunk.chunking.chunk import PageChunks, PageSection, absolute_url, chunk_id, section_url
-from mdchunk.outputs.profiles.base import ChunksLike, Record
+from mdchunk.outputs.catalog import Record
+from mdchunk.outputs.profiles.base import ChunksLike
 
 
 def section_records(page: ChunksLike) -> list[Record]:

@@ -29,10 +29,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mdchunk.chunking.chunk import UUID_NAMESPACE, Chunk
+from mdchunk.outputs.catalog import Record
 from mdchunk.outputs.profiles.base import (
     ChunksLike,
     ProfileSettings,
-    Record,
     chunks_of,
     front_matter_text,
 )
