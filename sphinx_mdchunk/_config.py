@@ -90,12 +90,15 @@ def _unknown(option: str) -> str:
             f"{suggestion(option, ENGINE, _PREFIX)}")
 
 
-def settings(config: Config, site: SiteFacts) -> BuildSettings:
+def settings(config: Config, site: SiteFacts, *, parallel: bool = False) -> BuildSettings:
     """The build's settings from `conf.py`; a bad value raises `ExtensionError` naming it as
-    conf.py does (`mdchunk_max_tokens = -5: must be >= 16, got -5`)."""
+    conf.py does (`mdchunk_max_tokens = -5: must be >= 16, got -5`).
+
+    `parallel` (`-j N`): Sphinx's own writer processes chunk the pages they write, and start
+    no worker of mdchunk's; a serial build hands its pages to one where a core is free."""
     values = {option.name: _value(config, option) for option in options_of(ENGINE)}
     try:
-        return build_settings({**values, "workers": 0}, site)  # Sphinx's -j N chunks pages
+        return build_settings({**values, "workers": 0 if parallel else None}, site)
     except OptionError as error:
         name = error.option.split(".", 1)[0]
         raise ExtensionError(f"{_PREFIX}{name} = {values.get(name)!r}: {error.message}"

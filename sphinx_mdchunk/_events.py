@@ -68,7 +68,7 @@ class MdChunkBuild:
             return
         build = settings(app.config, SiteFacts(
             site_url=app.config.html_baseurl or "", site_name=str(app.config.project or ""),
-            language=app.config.language))
+            language=app.config.language), parallel=app.parallel > 1)
         try:
             self.builder = IndexBuilder(build, site_dir=Path(app.outdir),
                                         cache=Path(app.doctreedir) / "mdchunk-store",
@@ -98,8 +98,15 @@ class MdChunkBuild:
     def build_finished(self, app: Sphinx, exception: Exception | None) -> None:
         """Keep every current document from the cache and write the index (main process)."""
         builder = self.builder
-        if builder is None or exception is not None:
+        if builder is None:
             return
+        try:
+            if exception is None:
+                self._write_index(app, builder)
+        finally:
+            builder.close()  # stops its worker process
+
+    def _write_index(self, app: Sphinx, builder: IndexBuilder) -> None:
         found = {_source_path(app, name): name for name in sorted(app.env.found_docs)}
         self.documents.update(found)
         for source, name in found.items():  # written by a worker (it warned), or not at all

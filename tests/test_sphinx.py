@@ -7,13 +7,17 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from sphinx.cmd.build import build_main
 
+from mdchunk.session.workers import available_cores
 from tests.conftest import REPO
+from tests.corpus import nodejs_sphinx_project
 from tests.invariants import Index, check_index
 
 EXAMPLE = REPO / "example-site" / "sphinx"
@@ -373,3 +377,30 @@ def test_debug_log_says_what_was_chunked_and_how_long_it_took(
     # Only what Sphinx rewrote (the edited document, and those whose toctree shows its title).
     chunked, kept = map(int, re.findall(r"(\d+) pages chunked \w+ \((\d+) kept", second[0])[0])
     assert chunked + kept == 3 and kept >= 1, second
+
+
+@pytest.mark.slow
+def test_a_serial_build_chunks_in_a_worker_and_writes_what_a_parallel_build_does(
+        tmp_path: Path) -> None:
+    """Sphinx without -j hands its pages to a worker process of mdchunk's, where a core is
+    free; under -j N its own writer processes chunk them. The index is the same."""
+    source = nodejs_sphinx_project(tmp_path / "node")
+    if source is None:
+        pytest.skip("the Node.js API docs are not installed")
+    if available_cores() < 2:
+        pytest.skip("one core: a serial build chunks inline")
+    environment = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
+
+    def build(out: str, *args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "sphinx", *args, "-b", "html", "-E",
+                               str(source), str(tmp_path / out)], capture_output=True,
+                              text=True, env=environment, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout + done.stderr
+
+    log = build("serial", "-vv")
+    assert re.search(r"mdchunk: \d+ pages chunked in the worker process", log), log[-2000:]
+    build("parallel", "-q", "-j", "2")
+    serial, parallel = (tmp_path / name / "chunks.jsonl" for name in ("serial", "parallel"))
+    assert serial.read_bytes() == parallel.read_bytes()
+    assert len(serial.read_bytes().splitlines()) > 1000

@@ -165,7 +165,8 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     SiteOption("workers", None, (int,),
                "Worker processes that chunk pages while MkDocs renders the next ones; 0 chunks "
                "inline. Default: one, once the site proves large enough to repay it.",
-               frozenset({MKDOCS}), "Sphinx's own -j N chunks pages in parallel"),
+               frozenset({MKDOCS}), "a serial Sphinx build starts one where a core is free, "
+               "and under -j N Sphinx's own writer processes chunk the pages"),
     SiteOption("cache", True, (bool,),
                "Keep each chunked page in `cache_dir`, so that the next build chunks only the "
                "pages that changed and `mkdocs build --dirty` keeps the others.",
