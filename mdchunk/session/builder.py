@@ -36,6 +36,7 @@ from mdchunk.session.duplicate_search import DuplicateSearch
 from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
 from mdchunk.session.finish import BuildSummary, IndexWriter
 from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
+from mdchunk.session.page_files import PageFiles
 from mdchunk.session.page_job import JobSettings, PageJob
 from mdchunk.session.workers import WorkerPool, WorkerStart
 from mdchunk.settings import BuildSettings
@@ -79,6 +80,7 @@ class IndexBuilder:
         self.cache = PageCache(folder, settings.fingerprint(), log=self.log)
         self.index = IndexPages(self.cache, site_dir)
         self.writer = IndexWriter(settings, site_dir, self.index, self.log)
+        self._files = PageFiles(settings, site_dir, self.cache)
         self._job = PageJob(JobSettings(
             settings.options, build_time(), settings.page_settings(), self.cache.folder,
             self.cache.settings, settings.tokenizer, site_dir), self.cache)
@@ -225,6 +227,7 @@ class IndexBuilder:
         duplicates = time.perf_counter() - marked
         written = writer.outputs(sources, marks)
         written.update(agent)
+        self._files.wait()
         pages = tuple(self.index.pages[source].output for source in sources)
         self._log_times(waited, duplicates, time.perf_counter() - began - duplicates)
         began = time.perf_counter()
@@ -241,6 +244,7 @@ class IndexBuilder:
         """Drop what the build under way was doing (the engine's build failed)."""
         self.index.new_build()
         self._duplicates.abandon(self._pool)
+        self._files.close()
 
     def stop_workers(self) -> None:
         """Stop the worker processes (a later page starts them again when it needs them)."""
@@ -251,6 +255,7 @@ class IndexBuilder:
     def close(self) -> None:
         """Stop the workers and remove a cache of this object's own."""
         self.stop_workers()
+        self._files.close()
         if self._temporary is not None:
             self._temporary.cleanup()
             self._temporary = None
@@ -334,15 +339,18 @@ class IndexBuilder:
         self.index.pages.pop(source, None)
 
     def _keep(self, source: str, page: IndexedPage, *, report: bool = True) -> None:
-        """Keep `page` in the index (see `IndexPages.hold`, which writes its Markdown); report its
-        warnings (every build, so that a strict build sees them every time)."""
+        """Keep `page` in the index, its own files written (`PageFiles`) unless they were where
+        it was chunked; report its warnings (every build, so that a strict build sees them
+        every time)."""
         if report:
             for warning in page.output.warnings:
                 self.report(source, warning)
             for note in page.output.notes:
                 self.log.info("%s: %s", source, note)
-        self.index.hold(source, page, markdown=self.writer.markdown
-                        if self.settings.write_markdown else None)
+        if not page.output.in_site and (self.settings.write_markdown
+                                        or self.settings.llms is not None):
+            page = self._files.write(source, page)
+        self.index.hold(source, page)
 
     def _log_times(self, waited: float, duplicates: float, writing: float) -> None:
         """At debug level: the pages chunked in this build and where, the slowest of those

@@ -10,12 +10,11 @@ pages it saw, added, left out, could not find) starts afresh with each build.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.outputs.writers import write_text
 from mdchunk.session.cache import PageCache, PagePointer
 
 
@@ -90,18 +89,10 @@ class IndexPages:
         """Forget what the build under way noted (the pages stay)."""
         self.build = ThisBuild()
 
-    def hold(self, source: str, page: IndexedPage, *,
-             markdown: Callable[[str], str] | None = None) -> None:
-        """Hold `page` in the index, point the cache at it, and write its Markdown beside its
-        HTML, `markdown(source)` (None: not written), unless it is there: written where the
-        page was chunked, or, for a page kept without being rendered, by the build that
-        rendered it."""
+    def hold(self, source: str, page: IndexedPage) -> None:
+        """Hold `page` in the index and point the cache at it."""
         self.pages[source] = page
         self.point_at(source, page.pointer())
-        path = self.site_dir / page.markdown_path
-        if markdown is not None and not page.output.in_site and (
-                not page.kept or not path.is_file()):
-            write_text(path, markdown(source), durable=False)
 
     def leave_out(self, source: str, url: str, *, by_metadata: bool,
                   fingerprint: str | None) -> None:
