@@ -25,6 +25,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     build = MdChunkBuild()
     app.connect("config-inited", build.config_inited)
     app.connect("builder-inited", build.builder_inited)
+    app.connect("env-before-read-docs", build.before_read_docs)
     app.connect("html-page-context", build.html_page_context)
     app.connect("build-finished", build.build_finished)
     return {

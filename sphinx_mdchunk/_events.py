@@ -31,6 +31,7 @@ from sphinx_mdchunk._outline import site_outline
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.config import Config
+    from sphinx.environment import BuildEnvironment
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +76,13 @@ class MdChunkBuild:
                                         report=self._report, log=_Prefixed(logger))
         except MdChunkError as error:
             _stop(error)
+
+    def before_read_docs(self, app: Sphinx, env: BuildEnvironment, docnames: list[str]
+                         ) -> None:
+        """Say how much the build will render: the sources of the documents it reads (which
+        it writes), so a large build hands its first page to a worker already."""
+        if self.builder is not None:
+            self.builder.expect(sum(_size(env.doc2path(name)) for name in docnames))
 
     def html_page_context(self, app: Sphinx, pagename: str, templatename: str,
                           context: dict[str, Any], doctree: nodes.document | None) -> None:
@@ -126,6 +134,13 @@ class MdChunkBuild:
         subtype = "page" if message.startswith("cannot be chunked") else "anchor"
         logger.warning("mdchunk: %s", message, location=self.documents.get(source, source),
                        type="mdchunk", subtype=subtype)
+
+
+def _size(path: str | Path) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
 
 
 def _stop(error: Exception) -> NoReturn:

@@ -383,7 +383,8 @@ def test_debug_log_says_what_was_chunked_and_how_long_it_took(
 def test_a_serial_build_chunks_in_a_worker_and_writes_what_a_parallel_build_does(
         tmp_path: Path) -> None:
     """Sphinx without -j hands its pages to a worker process of mdchunk's, where a core is
-    free; under -j N its own writer processes chunk them. The index is the same."""
+    free, from the first (it said how much it reads); under -j N its own writer processes
+    chunk them. The index is the same."""
     source = nodejs_sphinx_project(tmp_path / "node")
     if source is None:
         pytest.skip("the Node.js API docs are not installed")
@@ -400,6 +401,7 @@ def test_a_serial_build_chunks_in_a_worker_and_writes_what_a_parallel_build_does
 
     log = build("serial", "-vv")
     assert re.search(r"mdchunk: \d+ pages chunked in the worker process", log), log[-2000:]
+    assert "slowest pages" not in log  # (of those chunked in Sphinx's process: none)
     build("parallel", "-q", "-j", "2")
     serial, parallel = (tmp_path / name / "chunks.jsonl" for name in ("serial", "parallel"))
     assert serial.read_bytes() == parallel.read_bytes()
