@@ -139,6 +139,7 @@ def blocks_html(draw: st.DrawFn, depth: int = 0) -> str:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(blocks_html())
 @example("<p>0</p>\n<p>[[^1]:0</p>")  # a label with an escaped bracket is still a definition
+@example("<p>0</p>\n<p>\\\xa0<em><br>0</em></p>")  # a backslash, then white space a break trims
 def test_generated_html_round_trips(html: str) -> None:
     assert compare_page(html, parse_html(html).markdown) == ""
 
@@ -146,6 +147,8 @@ def test_generated_html_round_trips(html: str) -> None:
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(block_html(), min_size=2, max_size=8).map("\n".join))
+@example("<p>0</p>\n<ul><li><blockquote><p>0</p>\n<ol><li><p>0</p></li><li><p><em>0A0A~~0A0A"
+         "<br>00</em></p></li><li>0</li></ol></blockquote></li></ul>")  # a marker keeps its words
 def test_generated_chunks_round_trip(html: str) -> None:
     chunker = Chunker(ChunkOptions(max_tokens=24, min_tokens=1))
     result = chunker.chunk_page(PageInput(html=html, source_path="p.md", url="p/", title="P"))

@@ -404,7 +404,8 @@ class Packer:
                 break
             if start < floor and _MARKUP.fullmatch(self.text, start, floor):
                 floor = start  # (container markup alone leads it: it is cut as any text)
-            after = max(start, floor) + 1
+            # Never right after a line's container markup (a list marker alone is no piece).
+            after = max(start, floor, _MARKUP.match(self.text, start).end()) + 1
             gaps = [m.end() for m in _WORD_GAP.finditer(self.text, after, end)]
             cut = self._last_fitting(start, gaps)
             if cut is None:

@@ -125,8 +125,8 @@ def _escaped_run(run: str, before: str, after: str) -> str:
 def _needs_escape(char: str, after: str, text: str, index: int, in_link: bool) -> bool:
     """Whether one character of text (not `*`, `_` or `~`) needs a backslash, `after` being
     the character that follows it."""
-    if char == "\\":  # (at a line's end it would make a hard line break)
-        return after in ASCII_PUNCT or (not text[index + 1:].strip(" ") and after in "\n ")
+    if char == "\\":  # (at a line's end, white space after it trimmed, a hard line break)
+        return after in ASCII_PUNCT or (not text[index + 1:].strip() and not after.strip())
     if char == "`":
         return True
     if char in "[]":
