@@ -404,8 +404,7 @@ class Packer:
                 break
             if start < floor and _MARKUP.fullmatch(self.text, start, floor):
                 floor = start  # (container markup alone leads it: it is cut as any text)
-            # Never right after a line's container markup (a list marker alone is no piece).
-            after = max(start, floor, _MARKUP.match(self.text, start).end()) + 1
+            after = max(start, floor, self._markup_end(start)) + 1
             gaps = [m.end() for m in _WORD_GAP.finditer(self.text, after, end)]
             cut = self._last_fitting(start, gaps)
             if cut is None:
@@ -418,6 +417,15 @@ class Packer:
                 pieces.append(self._piece(start, cut, section, forced_split=True))
             start = cut
         return pieces
+
+    def _markup_end(self, start: int) -> int:
+        """Where the container markup at `start` ends, where a piece that starts there must
+        take some text after it (a list marker alone is no piece, and its text alone, mid-line,
+        reads as another block); `start` when that markup leaves the budget no room (deep
+        nesting: the markup is then cut as any text)."""
+        markup = _MARKUP.match(self.text, start)
+        end = markup.end() if markup is not None else start
+        return end if self.tokens(start, min(end + 1, len(self.text))) <= self.budget else start
 
     def _last_fitting(self, start: int, candidates: Sequence[int]) -> int | None:
         """The largest candidate end whose span from `start` fits."""
