@@ -111,16 +111,18 @@ class InlineText:
         """Add running text: whitespace collapsed, never two spaces in a row."""
         text = collapse(text)
         leaves = self.leaves
-        if text[:1] == " " and (not leaves or leaves[-1].text[-1] in " \n"):
+        last = leaves[-1] if leaves else None
+        if text[:1] == " " and (last is None or last.text[-1] in " \n"):
             text = text[1:]
         if not text:
             return
-        if self.literal and (self.marks or not is_literal(text)):
+        marks = self.marks
+        if self.literal and (marks or not is_literal(text)):
             self.literal = False
-        if leaves and leaves[-1].kind == TEXT and leaves[-1].marks == self.marks:
-            leaves[-1] = Leaf(TEXT, leaves[-1].text + text, self.marks)
+        if last is not None and last.kind == TEXT and last.marks == marks:
+            leaves[-1] = Leaf(TEXT, last.text + text, marks)
         else:
-            leaves.append(Leaf(TEXT, text, self.marks))
+            leaves.append(Leaf(TEXT, text, marks))
         self.code_before = ""
 
     def atom(self, markdown: str) -> None:
@@ -158,6 +160,11 @@ class InlineText:
     def element(self, element: _Element) -> None:
         """An inline element: its content inside its own markup (a link, emphasis, code...)."""
         tag = cast(str, element.tag)  # (a name: the parser drops comments and instructions)
+        if tag in CODE_TAGS and not len(element) and not element.keys():
+            # (the most common inline element: a code span of text alone, nothing to look up)
+            code = element.text or ""
+            self._code(code[:-1] if code.endswith("\n") else code)
+            return
         if tag == "script" and is_math_script(element):
             self._math(script_tex(element))
             return
