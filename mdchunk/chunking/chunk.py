@@ -24,9 +24,12 @@ __all__ = [
 ]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class Features:
-    """What a chunk holds, counted over the blocks that start inside it."""
+    """What a chunk holds, counted over the blocks that start inside it.
+
+    Made once per chunk and never changed after (not frozen: see `mdchunk.chunking.model.Block`).
+    """
 
     headings: int = 0
     paragraphs: int = 0
@@ -80,9 +83,12 @@ class Features:
         }
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class Flags:
-    """Facts about how a chunk was cut (seed 000's names, camelCased)."""
+    """Facts about how a chunk was cut (seed 000's names, camelCased).
+
+    Made once per chunk and never changed after (not frozen: see `mdchunk.chunking.model.Block`).
+    """
 
     allow_oversize: bool = False
     """The chunk exceeds max_tokens because it holds an atomic block larger than that."""

@@ -38,7 +38,9 @@ class EmbedTemplate:
         self.count = count
         self.text_last = text_comes_last(template)
         """Whether `{text}` ends the template, right after a line break."""
-        self._costs: dict[tuple[int, ...], int] = {}
+        self._heads: dict[tuple[int, ...], tuple[str, int | None]] = {}
+        """A section's key (`_key`): the template applied to no text in that section, and its
+        count once known (packing asks for the count, describing for the text)."""
         self._embedded: dict[str, tuple[str, int | None]] = {}
         """A chunk text: the text as embedded, and its count once known (packing and
         describing ask for the same chunks)."""
@@ -53,10 +55,18 @@ class EmbedTemplate:
         return found[0]
 
     def render(self, path: Sequence[Block], text: str) -> str:
-        """The embed text of a chunk with `text` that starts in the section of heading `path`."""
+        """The embed text of a chunk with `text` that starts in the section of heading `path`:
+        where `{text}` ends the template, the section's head (the template applied to no text,
+        made once per section) and the text as embedded."""
+        if self.text_last:
+            return self._head(path)[0] + self.embedded(text)
+        return self._format(path, self.embedded(text))
+
+    def _format(self, path: Sequence[Block], embedded: str) -> str:
+        """The template applied to the text as embedded in the section `path`."""
         header_path = tuple(heading.title for heading in path)
         return self.template.format(
-            text=self.embedded(text),
+            text=embedded,
             context=context_line(self.title, header_path),
             title=self.title,
             breadcrumb=" > ".join(header_path),
@@ -99,10 +109,18 @@ class EmbedTemplate:
         """Tokens the template adds to the text of a chunk of the section `path`: the count of
         the template applied to no text (exact for the default template, whose text comes
         last after a line break; packing checks other templates chunk by chunk)."""
-        key = tuple(id(heading) for heading in path)
-        found = self._costs.get(key)
+        head, known = self._head(path)
+        if known is None:
+            known = self.count(head)
+            self._heads[tuple(map(id, path))] = (head, known)
+        return known
+
+    def _head(self, path: Sequence[Block]) -> tuple[str, int | None]:
+        """The template applied to no text in the section `path`, and its count once known."""
+        key = tuple(map(id, path))  # (the headings live as long as the page)
+        found = self._heads.get(key)
         if found is None:
-            found = self._costs[key] = self.count(self.render(path, ""))
+            found = self._heads[key] = (self._format(path, ""), None)
         return found
 
 

@@ -33,9 +33,13 @@ ATOMIC_REASONS: dict[str, str] = {
 }
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class Block:
-    """One block of the page's Markdown: `page.markdown[start:end]` is its text."""
+    """One block of the page's Markdown: `page.markdown[start:end]` is its text.
+
+    Made once by the converter and never changed after (not frozen: a page makes tens of
+    thousands of blocks, and a frozen dataclass sets each field through `object.__setattr__`).
+    """
 
     kind: BlockKind
     """What the block is."""

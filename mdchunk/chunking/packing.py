@@ -59,9 +59,10 @@ class EmbedCost(Protocol):
         """The exact count of the embed text of a chunk with `text` in the section `path`."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class Piece:
-    """A span of the page Markdown that becomes one chunk."""
+    """A span of the page Markdown that becomes one chunk (changed only by replacing it; not
+    frozen: see `mdchunk.chunking.model.Block`)."""
 
     start: int
     end: int

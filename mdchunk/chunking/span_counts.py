@@ -30,7 +30,6 @@ class BlockRuns:
         self.count = count
         self.first: dict[int, int] = {}  # a block's start: its index
         self.last: dict[int, int] = {}  # a block's end: its index
-        self._sums: list[int] | None = None  # sums[i]: blocks 0..i-1, each with its separator
         self._alone_counts: dict[int, int] = {}  # block index: its count without separator
         self._breaks: list[int] = []  # breaks[i]: separators before block i that are not line ends
         breaks = previous_end = 0
@@ -43,6 +42,12 @@ class BlockRuns:
                 breaks += 1
             self._breaks.append(breaks)
             previous_end = end
+        #: sums[i]: the counts of blocks 0..i-1, each with the separator after it (packing and
+        #: the page's sections ask for every block's count: they are made at once).
+        self.sums = [0]
+        for index, block in enumerate(blocks):
+            following = blocks[index + 1].start if index + 1 < len(blocks) else block.end
+            self.sums.append(self.sums[-1] + count(text[block.start : following]))
 
     def tokens(self, start: int, end: int) -> int | None:
         """The exact count of `text[start:end]` when it is a run of whole blocks, else None."""
@@ -50,7 +55,7 @@ class BlockRuns:
         if run is None:
             return None
         first, last = run
-        sums = self._prefix_sums()
+        sums = self.sums
         alone = self._alone_counts.get(last)
         if alone is None:  # (asked for again and again while packing: 15,000 times, 3,300 ends)
             alone = self._alone_counts[last] = self._alone(last, sums[last + 1] - sums[last])
@@ -75,7 +80,7 @@ class BlockRuns:
         run = self._run(start, end)
         if run is None:
             return None
-        sums = self._prefix_sums()
+        sums = self.sums
         return sums[run[1] + 1] - sums[run[0]]
 
     def _run(self, start: int, end: int) -> tuple[int, int] | None:
@@ -86,16 +91,6 @@ class BlockRuns:
             return None
         return first, last
 
-    def _prefix_sums(self) -> list[int]:
-        """sums[i]: the counts of blocks 0..i-1, each with the separator after it."""
-        if self._sums is None:
-            sums = [0]
-            for index, block in enumerate(self.blocks):
-                following = self.blocks[index + 1].start if index + 1 < len(self.blocks) else (
-                    block.end)
-                sums.append(sums[-1] + self.count(self.text[block.start : following]))
-            self._sums = sums
-        return self._sums
 
 
 def last_piece_start(text: str, start: int, end: int) -> int | None:

@@ -27,6 +27,9 @@ class Section:
     """Subsections in document order."""
     end: int = 0
     """Offset just past the last block of the section's subtree."""
+    path: tuple[Block, ...] = ()
+    """Heading blocks from the top of the page down to this section (made with the section:
+    packing, the embed template and the records all ask for it)."""
 
     @property
     def start(self) -> int:
@@ -34,16 +37,6 @@ class Section:
         if self.body:
             return self.body[0].start
         return self.children[0].start if self.children else self.end
-
-    @property
-    def path(self) -> tuple[Block, ...]:
-        """Heading blocks from the top of the page down to this section."""
-        headings: list[Block] = []
-        node: Section | None = self
-        while node is not None and node.heading is not None:
-            headings.append(node.heading)
-            node = node.parent
-        return tuple(reversed(headings))
 
     @property
     def anchor(self) -> str:
@@ -69,7 +62,8 @@ def build_tree(page: ParsedPage) -> Section:
             while current.level >= block.level:
                 assert current.parent is not None
                 current = current.parent
-            section = Section(heading=block, level=block.level, parent=current, body=[block])
+            section = Section(heading=block, level=block.level, parent=current, body=[block],
+                              path=(*current.path, block))
             current.children.append(section)
             current = section
         else:

@@ -26,6 +26,8 @@ _WHITESPACE = frozenset("\t\n\x0b\x0c\r \xa0\u1680\u202f\u205f\u3000") | frozens
     chr(code) for code in range(0x2000, 0x200B))
 #: Characters of text that may mean something inline, wherever they stand.
 _INLINE_SPECIAL = re.compile(r"[\\`*_~\[\]!<&]")
+#: The same and `$` (which may open an equation): text without any is written as it is.
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_~\[\]!<&$]")
 #: The same, a run of one of `*`, `_` or `~` at a time (a delimiter run is read whole).
 _SPECIAL_RUNS = re.compile(r"\*+|_+|~+|[\\`\[\]!<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -76,6 +78,12 @@ def may_need_escapes(text: str) -> bool:
     """Whether running text holds a character that may need a backslash inline (`escape_text`
     leaves any other text as it is, whatever stands around it)."""
     return _INLINE_SPECIAL.search(text) is not None
+
+
+def is_literal(text: str) -> bool:
+    """Whether running text reads as itself in any inline context: it holds no character that
+    may need a backslash (`may_need_escapes`) and no `$` that could open an equation."""
+    return _MARKDOWN_SPECIAL.search(text) is None
 
 
 def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:

@@ -24,6 +24,7 @@ from mdchunk.chunking.html.escape import (
     escape_heading_end,
     escape_line_start,
     escape_text,
+    is_literal,
 )
 from mdchunk.chunking.html.spans import ATOM, BREAK, DEL, EM, STRONG, TEXT, Leaf, Mark, render
 from mdchunk.chunking.html.text import (
@@ -51,8 +52,8 @@ class InlineText:
     element's own mark is added while its content is read.
     """
 
-    __slots__ = ("base_url", "code_before", "depth", "itself", "leaves", "links", "marks",
-                 "math")
+    __slots__ = ("base_url", "code_before", "depth", "itself", "leaves", "links", "literal",
+                 "marks", "math")
 
     def __init__(self, base_url: str, math: list[str] | None, depth: int,
                  itself: str = "", marks: tuple[Mark, ...] = ()) -> None:
@@ -71,12 +72,16 @@ class InlineText:
         self.marks = marks
         self.links = 0  # links read so far: each link's mark is its own
         self.code_before = ""  # the code of the last leaf, when it is a code span
+        #: No leaf so far has a mark, nor text that may need an escape (`is_literal`): the
+        #: Markdown is then the leaves' text joined, decided as the leaves come in.
+        self.literal = True
 
     # -- results ----------------------------------------------------------------------------
 
     def result(self) -> str:
         """The inline Markdown collected, each line stripped."""
-        text = render(self.leaves)
+        leaves = self.leaves
+        text = "".join([leaf.text for leaf in leaves]) if self.literal else render(leaves)
         if "\n" not in text:  # line breaks (`<br>`) are rare
             return text.strip()
         return strip_lines(text)
@@ -106,19 +111,25 @@ class InlineText:
         """Add running text: whitespace collapsed, never two spaces in a row."""
         text = collapse(text)
         leaves = self.leaves
-        if text[:1] == " " and (not leaves or leaves[-1].text[-1] in " \n"):
+        last = leaves[-1] if leaves else None
+        if text[:1] == " " and (last is None or last.text[-1] in " \n"):
             text = text[1:]
         if not text:
             return
-        if leaves and leaves[-1].kind == TEXT and leaves[-1].marks == self.marks:
-            leaves[-1] = Leaf(TEXT, leaves[-1].text + text, self.marks)
+        marks = self.marks
+        if self.literal and (marks or not is_literal(text)):
+            self.literal = False
+        if last is not None and last.kind == TEXT and last.marks == marks:
+            leaves[-1] = Leaf(TEXT, last.text + text, marks)
         else:
-            leaves.append(Leaf(TEXT, text, self.marks))
+            leaves.append(Leaf(TEXT, text, marks))
         self.code_before = ""
 
     def atom(self, markdown: str) -> None:
         """Add Markdown as it is (a code span, an equation, an image...)."""
         if markdown:
+            if self.marks:
+                self.literal = False
             self.leaves.append(Leaf(ATOM, markdown, self.marks))
             self.code_before = ""
 
@@ -149,6 +160,11 @@ class InlineText:
     def element(self, element: _Element) -> None:
         """An inline element: its content inside its own markup (a link, emphasis, code...)."""
         tag = cast(str, element.tag)  # (a name: the parser drops comments and instructions)
+        if tag in CODE_TAGS and not len(element) and not element.keys():
+            # (the most common inline element: a code span of text alone, nothing to look up)
+            code = element.text or ""
+            self._code(code[:-1] if code.endswith("\n") else code)
+            return
         if tag == "script" and is_math_script(element):
             self._math(script_tex(element))
             return
@@ -193,6 +209,8 @@ class InlineText:
             self.text(" ")
         elif tag == "br":  # (a paragraph has no empty line: two breaks are one)
             if self.leaves and self.leaves[-1].kind != BREAK:
+                if self.marks:
+                    self.literal = False
                 self.leaves.append(Leaf(BREAK, "\n", self.marks))
         else:
             self._image(element, names)

@@ -172,13 +172,16 @@ class MarkdownWriter:
              math: list[str] | None = None) -> None:
         """A block without children, as `begin`, `write(text)` and `end` would write it (with
         nothing to hold open while it is written)."""
-        mark = self.mark()
+        parts, pos, line_start = len(self.parts), self.pos, self.line_start
         self._open(blank)
         start = self.pos
         self.write(text)
-        end = self._text_end(start)
+        # (`write` added one part or none: the leaf's text ends where that part's does, its
+        # trailing whitespace left out)
+        end = start + len(self.parts[-1].rstrip()) if self.pos > start else start
         if end == start or (kind in _CONTAINERS and not title):
-            self.reset(mark)
+            del self.parts[parts:]
+            self.pos, self.line_start = pos, line_start
             return
         if math:
             self.math.append((start, math))
