@@ -102,8 +102,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             self.builder.add_page(page_input, markdown_path=_markdown_path(page.file),
                                   fingerprint=_source_digest(page.file),
                                   draft=page.file.inclusion.is_excluded())
-        except MdChunkError as error:
+        except TokenizerError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
+        except MdChunkError as error:
+            raise PluginError(f"mdchunk: {error}") from error
         return html
 
     @event_priority(-100)
@@ -119,11 +121,11 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         builder = self.builder
         if builder is None:
             return
-        for source, file in self.files.items():
-            if source not in self.rendered:
-                builder.keep_page(source, fingerprint=_source_digest(file),
-                                  markdown_path=_markdown_path(file))
         try:
+            for source, file in self.files.items():
+                if source not in self.rendered:
+                    builder.keep_page(source, fingerprint=_source_digest(file),
+                                      markdown_path=_markdown_path(file))
             summary = builder.finish(list(self.files), _outline(config, self.nav,
                                                                self.files.values()))
         except TokenizerError as error:

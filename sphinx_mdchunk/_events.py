@@ -21,7 +21,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from mdchunk.chunking import PageInput
-from mdchunk.errors import MdChunkError
+from mdchunk.errors import MdChunkError, TokenizerError
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
@@ -82,7 +82,8 @@ class MdChunkBuild:
         """Say how much the build will render: the sources of the documents it reads (which
         it writes), so a large build hands its first page to a worker already."""
         if self.builder is not None:
-            self.builder.expect(sum(_size(env.doc2path(name)) for name in docnames))
+            paths = [Path(env.doc2path(name)) for name in docnames]
+            self.builder.expect(sum(path.stat().st_size for path in paths if path.is_file()))
 
     def html_page_context(self, app: Sphinx, pagename: str, templatename: str,
                           context: dict[str, Any], doctree: nodes.document | None) -> None:
@@ -100,8 +101,10 @@ class MdChunkBuild:
         try:
             self.builder.add_page(page, markdown_path=markdown_beside(html_file.as_posix()),
                                   paths=[source, pagename])
-        except MdChunkError as error:
+        except TokenizerError as error:
             raise ExtensionError(f"mdchunk_encoding: {error}") from error
+        except MdChunkError as error:
+            raise ExtensionError(f"mdchunk: {error}") from error
 
     def build_finished(self, app: Sphinx, exception: Exception | None) -> None:
         """Keep every current document from the cache and write the index (main process)."""
@@ -117,9 +120,9 @@ class MdChunkBuild:
     def _write_index(self, app: Sphinx, builder: IndexBuilder) -> None:
         found = {_source_path(app, name): name for name in sorted(app.env.found_docs)}
         self.documents.update(found)
-        for source, name in found.items():  # written by a worker (it warned), or not at all
-            builder.keep_page(source, paths=[source, name], report=False)
         try:
+            for source, name in found.items():  # written by a worker (it warned), or not at all
+                builder.keep_page(source, paths=[source, name], report=False)
             summary = builder.finish(list(found), site_outline(app, lambda name: _source_path(
                 app, name)))
         except MdChunkError as error:
@@ -134,13 +137,6 @@ class MdChunkBuild:
         subtype = "page" if message.startswith("cannot be chunked") else "anchor"
         logger.warning("mdchunk: %s", message, location=self.documents.get(source, source),
                        type="mdchunk", subtype=subtype)
-
-
-def _size(path: str | Path) -> int:
-    try:
-        return Path(path).stat().st_size
-    except OSError:
-        return 0
 
 
 def _stop(error: Exception) -> NoReturn:

@@ -195,8 +195,8 @@ def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing(
 
 def test_a_page_whose_files_cannot_be_written_from_the_cache_stops_the_build_naming_it(
         tmp_path: Path) -> None:
-    """The files of a page found in the cache are written beside the engine; one that cannot
-    be written stops the finish with a message naming the page, not a traceback."""
+    """The files of a page found in the cache are written from its entry; one that cannot be
+    written stops the build with a message naming the page, not a traceback."""
     pages = _pages(3)
     cache = tmp_path / "cache"
     _site(tmp_path, "site", pages, workers=0, cache=cache)
@@ -205,9 +205,8 @@ def test_a_page_whose_files_cannot_be_written_from_the_cache_stops_the_build_nam
     builder = IndexBuilder(BuildSettings(llms=LlmsOptions(), workers=0), site_dir=site,
                            cache=cache)
     try:
-        for page in pages:
-            builder.add_page(page, markdown_path=f"{page.url}index.html.md")
         with pytest.raises(MdChunkError, match=r"cannot write the Markdown of p1\.md"):
-            builder.finish([page.source_path for page in pages])
+            for page in pages:
+                builder.add_page(page, markdown_path=f"{page.url}index.html.md")
     finally:
         builder.close()

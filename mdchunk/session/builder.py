@@ -227,7 +227,6 @@ class IndexBuilder:
         duplicates = time.perf_counter() - marked
         written = writer.outputs(sources, marks)
         written.update(agent)
-        self._files.wait()
         pages = tuple(self.index.pages[source].output for source in sources)
         self._log_times(waited, duplicates, time.perf_counter() - began - duplicates)
         began = time.perf_counter()
@@ -244,7 +243,6 @@ class IndexBuilder:
         """Drop what the build under way was doing (the engine's build failed)."""
         self.index.new_build()
         self._duplicates.abandon(self._pool)
-        self._files.close()
 
     def stop_workers(self) -> None:
         """Stop the worker processes (a later page starts them again when it needs them)."""
@@ -255,7 +253,6 @@ class IndexBuilder:
     def close(self) -> None:
         """Stop the workers and remove a cache of this object's own."""
         self.stop_workers()
-        self._files.close()
         if self._temporary is not None:
             self._temporary.cleanup()
             self._temporary = None
