@@ -34,7 +34,7 @@ from mdchunk.outputs.twins import directive_element, with_directive
 from mdchunk.session.cache import PageCache
 from mdchunk.session.duplicate_search import DuplicateSearch
 from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
-from mdchunk.session.finish import BuildSummary, IndexWriter
+from mdchunk.session.finish import BuildSummary, IndexWriter, log_build_times
 from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
 from mdchunk.session.page_files import PageFiles
 from mdchunk.session.page_job import JobSettings, PageJob
@@ -116,7 +116,10 @@ class IndexBuilder:
             self.index.leave_out(source, page.url, fingerprint=fingerprint,
                                  by_metadata=exclusion.by_metadata)
             return exclusion.reason
-        self._check_unique(page)
+        earlier = self.index.earlier_url(source, page.url)
+        if earlier is not None:  # (the source path makes a page's chunk ids)
+            self.report(source, f"the pages at {earlier!r} and {page.url!r} were both rendered "
+                        f"from this source path: only {page.url!r} is in the index")
         build.added[source] = page.url
         build.seen.add(source)
         self.index.excluded.discard(source)
@@ -228,7 +231,9 @@ class IndexBuilder:
         written = writer.outputs(sources, marks)
         written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
-        self._log_times(waited, duplicates, time.perf_counter() - began - duplicates)
+        log_build_times(self.log, self.index, where="in the worker process" if self._pool
+                        is not None else "inline", counter=self.counter,
+                        seconds=(waited, duplicates, time.perf_counter() - began - duplicates))
         began = time.perf_counter()
         removed = 0 if build.lacking else self.index.forget_the_rest(order)
         self.log.debug("page cache %s: %d pages read; %d written, %d unused removed%s in %.3f s",
@@ -321,16 +326,6 @@ class IndexBuilder:
         """Where the page's Markdown is written (None: it is not)."""
         return page.markdown_path if self.settings.write_markdown else None
 
-    def _check_unique(self, page: PageInput) -> None:
-        """Report a page with the source path of another page of this build: the source path
-        is a page's key and makes its chunks' ids (`doc:{source without extension}::chN`), so
-        the later page replaces the earlier in the index."""
-        earlier = self.index.build.added.get(page.source_path)
-        if earlier is not None and earlier != page.url:
-            self.report(page.source_path, f"the pages at {earlier!r} and {page.url!r} were both "
-                        "rendered from this source path, which makes a page's chunk ids: only "
-                        f"{page.url!r} is in the index")
-
     def _cannot_chunk(self, source: str, error: Exception) -> None:
         self.report(source, f"cannot be chunked, left out of the index: {error}")
         self.index.pages.pop(source, None)
@@ -348,26 +343,6 @@ class IndexBuilder:
                                         or self.settings.llms is not None):
             page = self._files.write(source, page)
         self.index.hold(source, page)
-
-    def _log_times(self, waited: float, duplicates: float, writing: float) -> None:
-        """At debug level: the pages chunked in this build and where, the slowest of those
-        chunked in this process, and how long the finish waited for the workers, looked for
-        duplicates and wrote."""
-        if not self.log.isEnabledFor(logging.DEBUG):
-            return
-        build = self.index.build
-        chunked = [source for source in build.chunked if source in self.index.pages]
-        where = "in the worker process" if self._pool is not None else "inline"
-        here = f" in {sum(build.seconds.values()):.3f} s" if build.seconds else ""
-        counted = f"; counted by {self.counter}" if chunked and self.counter else ""
-        self.log.debug("%d pages chunked %s (%d kept from the last build)%s%s", len(chunked),
-                       where, len(self.index.pages) - len(chunked), here, counted)
-        slowest = sorted(build.seconds.items(), key=lambda item: -item[1])[:3]
-        if slowest:
-            self.log.debug("slowest pages: %s", ", ".join(
-                f"{source} {seconds:.3f} s" for source, seconds in slowest))
-        self.log.debug("waited %.3f s for the workers after the last page, %.3f s for the "
-                       "duplicate marks; wrote the index in %.3f s", waited, duplicates, writing)
 
 
 _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,

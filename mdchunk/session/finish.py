@@ -172,3 +172,25 @@ class IndexWriter:
             raise MdChunkError(
                 f"cannot write the chunk index: the page cache entry of {source} "
                 f"({self.index.cache.path(key)}) cannot be read: {error}; build again") from error
+
+
+def log_build_times(log: logging.Logger | logging.LoggerAdapter[Any], index: IndexPages, *,
+                    where: str, counter: str | None, seconds: tuple[float, float, float]
+                    ) -> None:
+    """At debug level: the pages chunked in this build and `where`, the slowest of those
+    chunked in the build's own process, and how long the finish waited for the workers and
+    for the duplicate marks, and wrote (`seconds`)."""
+    if not log.isEnabledFor(logging.DEBUG):
+        return
+    build = index.build
+    chunked = [source for source in build.chunked if source in index.pages]
+    here = f" in {sum(build.seconds.values()):.3f} s" if build.seconds else ""
+    counted = f"; counted by {counter}" if chunked and counter else ""
+    log.debug("%d pages chunked %s (%d kept from the last build)%s%s", len(chunked), where,
+              len(index.pages) - len(chunked), here, counted)
+    slowest = sorted(build.seconds.items(), key=lambda item: -item[1])[:3]
+    if slowest:
+        log.debug("slowest pages: %s", ", ".join(
+            f"{source} {took:.3f} s" for source, took in slowest))
+    log.debug("waited %.3f s for the workers after the last page, %.3f s for the duplicate "
+              "marks; wrote the index in %.3f s", *seconds)
