@@ -116,8 +116,8 @@ class IndexBuilder:
             self.index.leave_out(source, page.url, fingerprint=fingerprint,
                                  by_metadata=exclusion.by_metadata)
             return exclusion.reason
-        earlier = self.index.earlier_url(source, page.url)
-        if earlier is not None:  # (the source path makes a page's chunk ids)
+        earlier = build.added.get(source)  # (the source path makes a page's chunk ids)
+        if earlier not in (None, page.url):
             self.report(source, f"the pages at {earlier!r} and {page.url!r} were both rendered "
                         f"from this source path: only {page.url!r} is in the index")
         build.added[source] = page.url

@@ -94,13 +94,6 @@ class IndexPages:
         self.pages[source] = page
         self.point_at(source, page.pointer())
 
-    def earlier_url(self, source: str, url: str) -> str | None:
-        """The url of a page added earlier in this build from the same source path as the page
-        at `url`, when it is another page: the source path is a page's key and makes its
-        chunks' ids (`doc:{source without extension}::chN`), so the later page replaces it."""
-        earlier = self.build.added.get(source)
-        return earlier if earlier is not None and earlier != url else None
-
     def leave_out(self, source: str, url: str, *, by_metadata: bool,
                   fingerprint: str | None) -> None:
         """Leave a rendered page out of the index; left out by its own metadata, it stays out
