@@ -34,9 +34,8 @@ DIRECTIVE_CLASS = "mdchunk-llms"
 """The class of the hidden directive in HTML pages (a later build finds and replaces it)."""
 _HIDDEN = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
            "clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap;border:0")
-_DIRECTIVE = re.compile(rb'<div class="' + DIRECTIVE_CLASS.encode() + rb'"[^>]*>.*?</div>',
-                        re.DOTALL)
-_BODY = re.compile(rb"<body\b[^>]*>", re.IGNORECASE)
+_DIRECTIVE = re.compile(r'<div class="' + DIRECTIVE_CLASS + r'"[^>]*>.*?</div>', re.DOTALL)
+_BODY = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
 _HTML_SUFFIXES = (".html", ".htm")
 _URL_SAFE = "/:#?&=%~+@!$,;*'"
 """Characters kept as they are in the urls mdchunk writes: spaces and parentheses are
@@ -128,7 +127,7 @@ def write_twin(site_dir: Path, url: str, text: str) -> Path:
     return path
 
 
-def directive_element(url: str, *, twin: bool = True) -> bytes:
+def directive_element(url: str, *, twin: bool = True) -> str:
     """The hidden directive for the page at `url`: links to `llms.txt` and (`twin`) to the
     page's twin, relative to the page (they work wherever the site is served)."""
     index = _relative(LLMS_TXT, url)
@@ -138,29 +137,30 @@ def directive_element(url: str, *, twin: bool = True) -> bytes:
         markdown = _relative(twin_path(url), url)
         text += (f'; this page as Markdown: <a href="{html.escape(markdown)}">'
                  f'{html.escape(posixpath.basename(twin_path(url)))}</a>')
-    return (f'<div class="{DIRECTIVE_CLASS}" style="{_HIDDEN}">{text}.</div>').encode()
+    return f'<div class="{DIRECTIVE_CLASS}" style="{_HIDDEN}">{text}.</div>'
 
 
-def mark_html_page(site_dir: Path, url: str, element: bytes | None) -> bool:
+def mark_html_page(site_dir: Path, url: str, element: str | None) -> bool:
     """Put `element` right after the `<body>` tag of the page at `url`, in place of one an
     earlier build put there (None: only remove that one). Returns whether the file changed; a
     page whose file is missing or has no `<body>` is left as it is."""
     path = site_dir / html_path(url)
-    try:
-        page = path.read_bytes()
+    try:  # (bytes that are no UTF-8 are kept as they are: `surrogateescape` both ways)
+        page = path.read_bytes().decode("utf-8", "surrogateescape")
     except OSError:
         return False
     marked = with_directive(page, element)
     if marked is None or marked == page:
         return False
-    atomic_write(path, lambda handle: handle.write(marked), durable=False)
+    data = marked.encode("utf-8", "surrogateescape")
+    atomic_write(path, lambda handle: handle.write(data), durable=False)
     return True
 
 
-def with_directive(page: bytes, element: bytes | None) -> bytes | None:
+def with_directive(page: str, element: str | None) -> str | None:
     """The HTML `page` with `element` right after its `<body>` tag, in place of one an earlier
     build put there (None: only that one removed); None when it has no `<body>`."""
-    cleared = _DIRECTIVE.sub(b"", page)
+    cleared = _DIRECTIVE.sub("", page)
     body = _BODY.search(cleared)
     if body is None:
         return None

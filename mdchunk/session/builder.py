@@ -149,11 +149,11 @@ class IndexBuilder:
             return html
         indexed = source not in build.left_out
         element = directive_element(url, twin=indexed) if llms.directive else None
-        marked = with_directive(html.encode("utf-8", "surrogatepass"), element)
+        marked = with_directive(html, element)
         if marked is None:
             return html
         build.marked[source] = indexed
-        return marked.decode("utf-8", "surrogatepass")
+        return marked
 
     def expect(self, source_bytes: int) -> None:
         """Say, before the first page, how many bytes of page sources the engine will render
@@ -220,13 +220,14 @@ class IndexBuilder:
         build, writer = self.index.build, self.writer
         sources = self.index.in_order(order)
         began = time.perf_counter()
-        if self.settings.duplicates != "off":  # in a worker while this process writes
+        searching = self.settings.duplicates != "off"
+        if searching:  # (in a worker while this process writes what needs no marks)
             self._duplicates.start([self.index.pages[source] for source in sources], self._pool)
         inspector = writer.inspector(sources)
         search_page = writer.search_page()
         agent = writer.agent_outputs(sources, outline or SiteOutline())
         marked = time.perf_counter()
-        marks = self._duplicates.marks() if self.settings.duplicates != "off" else {}
+        marks = self._duplicates.marks() if searching else {}
         duplicates = time.perf_counter() - marked
         written = writer.outputs(sources, marks)
         written.update(agent)

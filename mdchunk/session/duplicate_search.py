@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 from collections.abc import Sequence
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -28,7 +27,7 @@ from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
-from mdchunk.outputs.writers import write_text
+from mdchunk.outputs.writers import dumps, loads, write_text
 from mdchunk.session.index_pages import IndexedPage
 from mdchunk.session.workers import WorkerPool
 
@@ -121,7 +120,7 @@ class DuplicateSearch:
         """The last build's marks, when they mark the index of this key (None otherwise, or
         when they cannot be read: the search then runs)."""
         try:
-            saved: Any = json.loads(self.path.read_bytes())
+            saved: Any = loads(self.path.read_bytes())
             if saved["key"] != self._key:
                 return None
             return {chunk: Duplicate(of, kind, similarity)
@@ -135,4 +134,4 @@ class DuplicateSearch:
         saved = {"key": self._key, "marks": {chunk: [mark.of, mark.kind, mark.similarity]
                                              for chunk, mark in marks.items()}}
         with contextlib.suppress(OSError):
-            write_text(self.path, json.dumps(saved, ensure_ascii=False), durable=False)
+            write_text(self.path, dumps(saved), durable=False)
