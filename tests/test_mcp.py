@@ -34,7 +34,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mdchunk.chunking.tokens import tiktoken_counter
 from mdchunk.cli import main
 from mdchunk.mcp import LiveDocs
-from mdchunk.outputs.sqlite import read_sqlite, search
+from mdchunk.outputs.sqlite import read_sqlite
+from mdchunk.search import search
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
 from tests.helpers import read_jsonl
 

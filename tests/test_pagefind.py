@@ -35,7 +35,7 @@ from mdchunk.outputs.pagefind_bundle import (
 )
 from mdchunk.outputs.profiles import ProfileSettings, pagefind_records
 from mdchunk.outputs.profiles.pagefind import sections
-from mdchunk.outputs.sqlite import search
+from mdchunk.search import search
 from mdchunk.settings import SEARCH_PAGE, PagefindSettings, check_bundle_folder
 from tests.conftest import EXAMPLE_SITE, browser_test, build_mkdocs
 from tests.helpers import chunk_page, read_jsonl

@@ -13,12 +13,12 @@ from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.sqlite import (
     COLUMNS,
     SQLITE_SCHEMA_VERSION,
-    fts_query,
     read_sqlite,
-    search,
     write_sqlite,
 )
 from mdchunk.outputs.writers import dumps
+from mdchunk.search import search
+from mdchunk.search.lexical import fts_query
 from tests.conftest import build_mkdocs
 from tests.helpers import read_jsonl
 
@@ -103,6 +103,18 @@ def test_fts_returns_the_answering_section_first(built_site: Path, question: str
 @pytest.mark.parametrize("question", ['"unbalanced', "NEAR(a b", "a AND OR *", "c++ -x:y", "^"])
 def test_punctuation_never_raises(built_site: Path, question: str) -> None:
     search(built_site / "chunks.sqlite", question)  # no sqlite3.OperationalError
+
+
+def test_search_keeps_one_hit_per_section_unless_asked(built_site: Path) -> None:
+    """The huge code block's section is several chunks: a search for its words returns it once,
+    and every chunk of it with `per_section=False`."""
+    question = "writing your own parser"
+    every = search(built_site / "chunks.sqlite", question, k=20, per_section=False)
+    best = search(built_site / "chunks.sqlite", question, k=20)
+    assert len({hit.url for hit in every}) < len(every)
+    assert len({hit.url for hit in best}) == len(best)
+    sections = list(dict.fromkeys(hit.url for hit in every))
+    assert [hit.url for hit in best][:len(sections)] == sections
 
 
 def test_fts_query_quotes_words_and_drops_stop_words() -> None:

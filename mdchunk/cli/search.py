@@ -58,7 +58,8 @@ def _search(path: Path, question: str, k: int) -> list[Any]:
     """`search` over an SQLite index, or over one made for the occasion from JSON records."""
     import tempfile
 
-    from mdchunk.outputs.sqlite import read_index, search, write_sqlite
+    from mdchunk.outputs.sqlite import read_index, write_sqlite
+    from mdchunk.search import search
 
     if path.suffix in (".sqlite", ".db", ".sqlite3"):
         return search(path, question, k)

@@ -34,7 +34,8 @@ from mdchunk.mcp.contents import (
     site_url_of,
     subsections,
 )
-from mdchunk.outputs.sqlite import Hit, fts_query, search
+from mdchunk.search import Hit, search
+from mdchunk.search.lexical import fts_query
 
 log = logging.getLogger(__name__)
 
@@ -220,21 +221,12 @@ class Docs:
     # --- helpers of the tools ----------------------------------------------------------------
 
     def _best_sections(self, query: str, limit: int) -> list[Hit]:
-        """The best hit of each of the `limit` best sections: chunks are fetched in growing
-        batches until `limit` distinct section urls are found or the matches run out."""
-        wanted = limit * 4
-        while True:
-            try:
-                hits = search(self.sqlite, query, wanted)
-            except (sqlite3.Error, OSError) as error:
-                raise DocsError(f"the index {self.sqlite} cannot be searched: {error}") from error
-            best: dict[str, Hit] = {}
-            for hit in hits:
-                if hit.id in self.chunks:
-                    best.setdefault(hit.url, hit)
-            if len(best) >= limit or len(hits) < wanted:
-                return list(best.values())[:limit]
-            wanted *= 4
+        """The best hit of each of the `limit` best sections of this index."""
+        try:
+            hits = search(self.sqlite, query, limit)
+        except (sqlite3.Error, OSError) as error:
+            raise DocsError(f"the index {self.sqlite} cannot be searched: {error}") from error
+        return [hit for hit in hits if hit.id in self.chunks]
 
     def _longest_prefix(self, prefix: Callable[[int], str], most: int, max_tokens: int
                         ) -> tuple[int, int]:

@@ -11,19 +11,17 @@
   `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`.
 
 Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb weighs 4 times,
-in the section or page title 3 and 2 times, a word in the body text; see `search`.
+in the section or page title 3 and 2 times, a word in the body text; see `mdchunk.search`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
-import re
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +50,6 @@ _INTEGER_COLUMNS = frozenset({"chunkNumber", "totalChunks", "schemaVersion"})
 FTS_COLUMNS: tuple[str, ...] = ("headerBreadcrumb", "sectionTitle", "fileTitle", "originalText")
 FTS_WEIGHTS: tuple[float, ...] = (4.0, 3.0, 2.0, 1.0)
 
-#: Words left out of a query when others remain (they match nearly every chunk).
-STOP_WORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
-    "i", "if", "in", "is", "it", "its", "my", "of", "on", "or", "should", "so", "that", "the",
-    "their", "then", "there", "these", "this", "to", "was", "what", "when", "where", "which",
-    "who", "why", "will", "with", "you", "your"
-})
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _column_type(name: str) -> str:
@@ -132,7 +122,7 @@ def _fill(path: Path, records: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path) -> sqlite3.Connection:
     """Open an index read-only (a missing file raises instead of creating one)."""
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such index file")
@@ -141,7 +131,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def read_sqlite(path: Path) -> list[dict[str, Any]]:
     """The native records of a `chunks.sqlite`, in the order they were written."""
-    connection = _connect(path)
+    connection = connect(path)
     try:
         cursor = connection.execute("SELECT * FROM chunks ORDER BY rowid")
         names = [column[0] for column in cursor.description]
@@ -173,56 +163,3 @@ def read_index(path: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError as error:
             raise ValueError(f"{path}:{number}: not JSON: {error.msg}") from error
     return records
-
-
-def fts_query(question: str) -> str:
-    """An FTS5 query matching any word of `question` (stop words dropped when others remain).
-
-    Every word is quoted, so no punctuation or FTS5 keyword (`AND`, `NEAR`, `*`, `"`) in user
-    input can raise a syntax error. Returns "" when the question has no word.
-    """
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(question)))
-    kept = [word for word in words if word not in STOP_WORDS] or words
-    return " OR ".join(f'"{word}"' for word in kept)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Hit:
-    """One search result."""
-
-    id: str
-    url: str
-    breadcrumb: str
-    title: str
-    score: float
-    """-bm25: higher is better."""
-    text: str
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain JSON form."""
-        return dataclasses.asdict(self)
-
-
-def search(path: Path, question: str, k: int = 5,
-           weights: Sequence[float] = FTS_WEIGHTS) -> list[Hit]:
-    """The `k` chunks of the index at `path` that best match `question`, best first."""
-    query = fts_query(question)
-    if not query or k <= 0:
-        return []
-    weight_args = ", ".join(str(float(weight)) for weight in weights)
-    connection = _connect(path)
-    try:
-        rows = connection.execute(
-            f"SELECT c.id, c.url, c.headerBreadcrumb, c.fileTitle, "
-            f"bm25(chunks_fts, {weight_args}) AS rank, c.originalText "
-            "FROM chunks_fts JOIN chunks AS c ON c.rowid = chunks_fts.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-            (query, k),
-        ).fetchall()
-    finally:
-        connection.close()
-    return [
-        Hit(id=row[0], url=row[1], breadcrumb=row[2] or "", title=row[3] or "",
-            score=round(-row[4], 4), text=row[5])
-        for row in rows
-    ]

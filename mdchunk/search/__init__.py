@@ -1,0 +1,11 @@
+"""Search over a written index: the ranking that `mdchunk query` and `mdchunk mcp` share.
+
+A question is matched against the `chunks.sqlite` of a build (`mdchunk.outputs.sqlite`): each
+side of the search ranks the index's chunks its own way (`lexical`: FTS5 BM25 over breadcrumbs,
+titles and text), the rankings are fused, and `ranking.search` returns the best hits, at most
+one per section unless asked otherwise.
+"""
+
+from mdchunk.search.ranking import Hit, Mode, search
+
+__all__ = ["Hit", "Mode", "search"]

@@ -1,0 +1,105 @@
+"""One search over an index: each side ranks chunks, the rankings are fused, the best hits are
+kept, at most one per section.
+
+Fusion is reciprocal rank fusion (`fuse`): a chunk's score is the sum over the rankings that hold
+it of 1 / (RRF_K + rank). It needs no calibration between BM25 scores and cosine similarities,
+which live on unrelated scales. With a single ranking the hits keep that ranking's own scores.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from mdchunk.outputs.sqlite import FTS_WEIGHTS, connect
+from mdchunk.search.lexical import lexical_ranking
+
+#: How a search ranks: `lexical` (FTS5 BM25), `dense` (vectors), `hybrid` (both, fused) or
+#: `auto` (hybrid where the index holds vectors and their model loads, else lexical).
+Mode = Literal["auto", "lexical", "dense", "hybrid"]
+
+#: The rank offset of reciprocal rank fusion: 60, as in the method's paper and most engines.
+RRF_K = 60
+
+def candidates_for(k: int) -> int:
+    """How many chunks each side ranks for a search of `k` hits: enough that keeping one hit
+    per section still leaves `k` sections."""
+    return max(100, 10 * k)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: a chunk, and the section (`url`) and page it belongs to."""
+
+    id: str
+    url: str
+    page_url: str
+    breadcrumb: str
+    title: str
+    score: float
+    """Higher is better: -bm25 for a lexical search, the fused score for a hybrid one."""
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON form, named as the native record names these fields."""
+        return {"id": self.id, "url": self.url, "pageUrl": self.page_url,
+                "breadcrumb": self.breadcrumb, "title": self.title, "score": self.score,
+                "text": self.text}
+
+
+def fuse(rankings: Sequence[Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
+    """One ranking of (rowid, score) pairs from several, by reciprocal rank fusion; a single
+    ranking is returned as it is."""
+    if len(rankings) == 1:
+        return list(rankings[0])
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, (rowid, _score) in enumerate(ranking, start=1):
+            scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def one_per_section(hits: Sequence[Hit]) -> list[Hit]:
+    """The best hit of each section (`url`), in the order of `hits`."""
+    best: dict[str, Hit] = {}
+    for hit in hits:
+        best.setdefault(hit.url, hit)
+    return list(best.values())
+
+
+def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
+           per_section: bool = True, weights: Sequence[float] = FTS_WEIGHTS) -> list[Hit]:
+    """The `k` best hits for `question` in the index at `path`, best first.
+
+    With `per_section` (the default) at most one hit per section is returned: the section's
+    best chunk.
+    """
+    if k <= 0:
+        return []
+    connection = connect(path)
+    try:
+        rankings = [lexical_ranking(connection, question, candidates_for(k), weights)]
+        hits = _hits(connection, fuse(rankings))
+    finally:
+        connection.close()
+    if per_section:
+        hits = one_per_section(hits)
+    return hits[:k]
+
+
+def _hits(connection: Any, ranking: Sequence[tuple[int, float]]) -> list[Hit]:
+    """The hits of a ranking's rowids, in its order."""
+    if not ranking:
+        return []
+    marks = ", ".join("?" for _ in ranking)
+    rows = connection.execute(
+        "SELECT rowid, id, url, pageUrl, headerBreadcrumb, fileTitle, originalText FROM chunks "
+        f"WHERE rowid IN ({marks})", [rowid for rowid, _ in ranking]).fetchall()
+    by_rowid = {row[0]: row for row in rows}
+    return [
+        Hit(id=row[1], url=row[2] or "", page_url=row[3] or "", breadcrumb=row[4] or "",
+            title=row[5] or "", score=round(score, 4), text=row[6] or "")
+        for rowid, score in ranking if (row := by_rowid.get(rowid)) is not None
+    ]
