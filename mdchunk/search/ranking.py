@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mdchunk.outputs.sqlite import FTS_WEIGHTS, connect
+from mdchunk.search.dense import dense_side
 from mdchunk.search.lexical import lexical_ranking
 
 #: How a search ranks: `lexical` (FTS5 BM25), `dense` (vectors), `hybrid` (both, fused) or
 #: `auto` (hybrid where the index holds vectors and their model loads, else lexical).
 Mode = Literal["auto", "lexical", "dense", "hybrid"]
+MODES: tuple[str, ...] = ("auto", "lexical", "dense", "hybrid")
 
 #: The rank offset of reciprocal rank fusion: 60, as in the method's paper and most engines.
 RRF_K = 60
@@ -74,13 +76,25 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
     """The `k` best hits for `question` in the index at `path`, best first.
 
     With `per_section` (the default) at most one hit per section is returned: the section's
-    best chunk.
+    best chunk. `mode`: see `Mode`; the dense side embeds the question with the model that
+    made the index's vectors (`mdchunk.search.dense`).
+
+    Raises:
+        SearchError: in mode `dense` or `hybrid`, for an index without vectors or whose model
+            cannot be had.
     """
     if k <= 0:
         return []
+    if mode not in MODES:
+        raise ValueError(f"search mode must be one of {', '.join(MODES)}, got {mode!r}")
     connection = connect(path)
     try:
-        rankings = [lexical_ranking(connection, question, candidates_for(k), weights)]
+        dense = dense_side(path, mode)
+        rankings: list[list[tuple[int, float]]] = []
+        if mode != "dense":
+            rankings.append(lexical_ranking(connection, question, candidates_for(k), weights))
+        if dense is not None:
+            rankings.append(dense.ranking(question, candidates_for(k)))
         hits = _hits(connection, fuse(rankings))
     finally:
         connection.close()
