@@ -77,14 +77,16 @@ class Embedder:
 
 
 def unit_rows(matrix: Any) -> Matrix:
-    """`matrix` as float32 rows of length 1 (rows of zeros stay zeros)."""
+    """`matrix` as float32 rows of length 1 (rows of zeros stay zeros). The lengths are
+    computed in float64, where no float32 row's underflows to 0 or overflows."""
     import numpy as np
 
-    rows = np.asarray(matrix, dtype=np.float32)
+    rows = np.asarray(matrix, dtype=np.float64)
     if rows.ndim != 2:
         rows = rows.reshape(len(rows), -1)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    unit: Matrix = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+    unit: Matrix = np.divide(rows, norms, out=np.zeros_like(rows),
+                             where=norms > 0).astype(np.float32)
     return unit
 
 

@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdchunk.chunking.model import PageInput, build_time
 from mdchunk.chunking.tokens import tokenizer_choice
@@ -40,6 +40,9 @@ from mdchunk.session.page_files import PageFiles
 from mdchunk.session.page_job import JobSettings, PageJob
 from mdchunk.session.workers import WorkerPool, WorkerStart
 from mdchunk.settings import BuildSettings
+
+if TYPE_CHECKING:
+    from mdchunk.search.embedders import Embedder
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -72,6 +75,7 @@ class IndexBuilder:
         check_formats(settings.output.formats)
         tokenizer_choice(settings.tokenizer)
         pagefind_needed(settings.output.formats)
+        self._embedder = _embedder(settings.embed_model)
         self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-cache-")
         self.kept_cache = cache
@@ -230,6 +234,7 @@ class IndexBuilder:
         marks = self._duplicates.marks() if searching else {}
         duplicates = time.perf_counter() - marked
         written = writer.outputs(sources, marks)
+        vectors = writer.vectors(written, self._embedder)
         written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
         log_build_times(self.log, self.index, where="in the worker process" if self._pool
@@ -243,7 +248,7 @@ class IndexBuilder:
                        time.perf_counter() - began)
         self.index.new_build()
         return BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
-                            marks, self.kept_cache)
+                            marks, self.kept_cache, vectors)
 
     def abandon(self) -> None:
         """Drop what the build under way was doing (the engine's build failed)."""
@@ -348,6 +353,16 @@ class IndexBuilder:
 
 _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,
                     small=0, warnings=(), notes=(), inspector=None)
+
+
+def _embedder(model: str | None) -> Embedder | None:
+    """The model of `embed_model`, loaded when the build starts (so that a model that cannot
+    be had stops it before any page is chunked)."""
+    if model is None:
+        return None
+    from mdchunk.search.embedders import load_embedder
+
+    return load_embedder(model)
 
 
 def _page_key(page: PageInput, site_url: str) -> str:

@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
@@ -25,6 +25,10 @@ from mdchunk.outputs.pagefind_bundle import record_language, write_search_page
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
 from mdchunk.session.index_pages import IndexPages
 from mdchunk.settings import BuildSettings
+
+if TYPE_CHECKING:
+    from mdchunk.search.embedders import Embedder
+    from mdchunk.search.vectors import EmbedCounts
 
 _T = TypeVar("_T")
 
@@ -47,6 +51,8 @@ class BuildSummary:
     """The duplicate chunks of the index, by id (see `mdchunk.outputs.duplicates`)."""
     cache: Path | None = None
     """The page cache's folder, when it is kept across builds."""
+    vectors: EmbedCounts | None = None
+    """What the embedding of the chunks did (`embed_model`), when it was asked for."""
 
     def describe(self) -> str:
         """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`."""
@@ -56,6 +62,8 @@ class BuildSummary:
         """What the engine logs of the build (at info level): `describe`, then where the chunk
         inspector and the search page are, when they were written."""
         lines = [self.describe()]
+        if self.vectors is not None:
+            lines.append(self.vectors.describe())
         if self.inspector is not None:
             lines.append(f"chunk inspector: {self.inspector}")
         if self.search_page is not None:
@@ -108,6 +116,18 @@ class IndexWriter:
                                  pagefind_output=self.settings.pagefind.folder)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
+
+    def vectors(self, written: Mapping[str, Path], embedder: Embedder | None
+                ) -> EmbedCounts | None:
+        """Store the vectors of the chunks by `embedder` in the SQLite file just written (None:
+        none asked for), through an embedding cache beside the page cache's entries, which
+        keeps the vectors of this index only."""
+        if embedder is None:
+            return None
+        from mdchunk.search.vectors import CACHE_FILE, EmbedCache, embed_index
+
+        cache = EmbedCache(self.index.cache.folder / CACHE_FILE, log=self.log)
+        return embed_index(written["sqlite"], embedder, cache, prune_cache=True)
 
     def agent_outputs(self, sources: Sequence[str], outline: SiteOutline
                              ) -> dict[str, Path]:
