@@ -10,6 +10,9 @@
 - `meta`: `key`/`value` pairs: `schema_version` (of this file's layout), `record_schema_version`,
   `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`.
 
+`mdchunk.search.vectors` adds the chunks' vectors to the same file (`chunks_vec`, and the
+model's name in `meta`) when a build or `mdchunk embed` asks for them.
+
 Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb weighs 4 times,
 in the section or page title 3 and 2 times, a word in the body text; see `mdchunk.search`.
 """
