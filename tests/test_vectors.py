@@ -386,13 +386,14 @@ def make_model2vec(folder: Path) -> Path:
 
 @needs_wordllama
 @needs_model2vec
-def test_mdchunk_embed_with_a_local_model2vec_model(make_site: SiteBuilder, tmp_path: Path
-                                                    ) -> None:
+def test_mdchunk_embed_with_a_local_model2vec_model(
+        make_site: SiteBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = build_site(make_site)
     folder = make_model2vec(tmp_path / "model")
     cache = tmp_path / "user-cache"
-    name = f"model2vec:{folder}"
-    result = run("embed", site, "--model", name, "--cache-dir", cache)
+    monkeypatch.chdir(tmp_path)
+    name = f"model2vec:{folder.resolve()}"  # (a folder is named by its absolute path)
+    result = run("embed", site, "--model", "model2vec:./model", "--cache-dir", cache)
     assert result.exit_code == 0, result.output
     total = len(chunk_texts(site / "chunks.sqlite"))
     assert f"{total} chunks have vectors of {name}: {total} embedded, 0 from" in result.output
@@ -406,6 +407,7 @@ def test_mdchunk_embed_with_a_local_model2vec_model(make_site: SiteBuilder, tmp_
     for rowid, vector in zip(texts, expected, strict=True):
         assert np.allclose(blob_vector(vectors[rowid][1]), vector, atol=1e-6)
 
+    monkeypatch.chdir(site)
     again = run("embed", site, "--cache-dir", cache)  # the index's own model, its own vectors
     assert f"of {name}: 0 embedded, {total} from" in again.output
     other = run("embed", site, "--model", "wordllama", "--cache-dir", cache)

@@ -55,7 +55,8 @@ class Embedder:
     """A loaded model: `embed` turns texts into float32 unit vectors of `dimension`."""
 
     name: str
-    """The model's name, as a user writes it (`wordllama`, `model2vec:./my-model`)."""
+    """The model's name, as a user writes it (`wordllama`, `model2vec:minishlab/potion-base-8M`),
+    a local folder by its absolute path (`model2vec:/home/me/my-model`)."""
     dimension: int
     key: str
     """The name and a digest of the model's vector for a fixed text: what the embedding cache
@@ -130,11 +131,16 @@ def load_embedder(name: str) -> Embedder:
             be loaded; the message names the model and what to install or give instead.
     """
     kind, _, rest = check_model_name(name).partition(":")
+    rest = rest.strip()
+    local = _local_folder(rest, kind) if kind in ("model2vec", "sentence-transformers") else None
+    if local is not None:  # (named by its absolute path: a search from elsewhere finds it)
+        rest = str(local.resolve())
+        name = f"{kind}:{rest}"
     loaders: dict[str, Callable[[str], Callable[[list[str]], Matrix]]] = {
         "wordllama": _wordllama, "model2vec": _model2vec,
         "sentence-transformers": _sentence_transformers, "fastembed": _fastembed,
     }
-    encode = loaders[kind](rest.strip())
+    encode = loaders[kind](rest)
     try:
         probe = unit_rows(encode([_PROBE]))
     except Exception as error:
@@ -179,22 +185,21 @@ def _wordllama(_rest: str) -> Callable[[list[str]], Matrix]:
 def _model2vec(name: str) -> Callable[[list[str]], Matrix]:
     """A model2vec static model from a folder, or by its hub name."""
     model2vec = _library("model2vec", "model2vec")
-    local = _local_folder(name, "model2vec")
     try:
-        model = model2vec.StaticModel.from_pretrained(str(local or name), force_download=False)
+        model = model2vec.StaticModel.from_pretrained(name, force_download=False)
     except Exception as error:
-        raise _cannot_load(f"model2vec:{name}", error, hub=local is None) from error
+        raise _cannot_load(f"model2vec:{name}", error, hub=not Path(name).is_dir()) from error
     return lambda texts: model.encode(texts, show_progress_bar=False, use_multiprocessing=False,
                                       batch_size=max(len(texts), 1))
 
 
 def _sentence_transformers(name: str) -> Callable[[list[str]], Matrix]:
     library = _library("sentence_transformers", "sentence-transformers")
-    local = _local_folder(name, "sentence-transformers")
     try:
-        model = library.SentenceTransformer(str(local or name))
+        model = library.SentenceTransformer(name)
     except Exception as error:
-        raise _cannot_load(f"sentence-transformers:{name}", error, hub=local is None) from error
+        raise _cannot_load(f"sentence-transformers:{name}", error,
+                           hub=not Path(name).is_dir()) from error
     return lambda texts: model.encode(texts, batch_size=32, show_progress_bar=False,
                                       convert_to_numpy=True)
 
