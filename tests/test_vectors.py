@@ -437,6 +437,29 @@ def test_auto_is_lexical_when_the_model_of_the_vectors_is_gone(
         search(index, "install", 3, mode="hybrid")
 
 
+def query_without_numpy(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`mdchunk query ARGS` in a Python where numpy cannot be imported."""
+    code = ("import sys\nsys.modules['numpy'] = None  # (import numpy raises ImportError)\n"
+            "from mdchunk.cli import main\nmain(sys.argv[1:])\n")
+    return subprocess.run([sys.executable, "-c", code, "query", *map(str, args)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@needs_wordllama
+def test_without_numpy_search_is_lexical(make_site: SiteBuilder, tmp_path: Path) -> None:
+    plain = build_site(make_site) / "chunks.sqlite"
+    lexical = query_without_numpy(plain, "install on linux", "--json")
+    assert lexical.returncode == 0, lexical.stderr
+    expected = search(plain, "install on linux", 5, mode="lexical")
+    assert [hit["id"] for hit in json.loads(lexical.stdout)] == [hit.id for hit in expected]
+    embed_index(plain, "wordllama")
+    auto = query_without_numpy(plain, "install on linux", "--json")
+    assert auto.returncode == 0 and json.loads(auto.stdout) == json.loads(lexical.stdout)
+    assert "search is lexical only" in auto.stderr and "mdchunk[search]" in auto.stderr
+    hybrid = query_without_numpy(plain, "install on linux", "--mode", "hybrid")
+    assert hybrid.returncode == 1 and "numpy, which is not installed" in hybrid.stderr
+
+
 def test_the_command_names_what_is_wrong(make_site: SiteBuilder, tmp_path: Path) -> None:
     site = build_site(make_site)
     result = run("query", site, "install", "--mode", "dense")

@@ -205,9 +205,9 @@ def _sentence_transformers(name: str) -> Callable[[list[str]], Matrix]:
 
 
 def _fastembed(name: str) -> Callable[[list[str]], Matrix]:
-    import numpy as np
-
     library = _library("fastembed", "fastembed")
+    import numpy as np  # (fastembed's own dependency)
+
     try:
         model = library.TextEmbedding(model_name=name)
     except Exception as error:

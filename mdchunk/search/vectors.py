@@ -274,14 +274,18 @@ def read_vectors(connection: sqlite3.Connection) -> StoredVectors | None:
     """The vectors of an open index (None: it has none).
 
     Raises:
-        VectorError: vectors whose length is not the dimension the index names.
+        VectorError: vectors whose length is not the dimension the index names, or no numpy
+            to read them with.
     """
-    import numpy as np
-
     meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
     model, dimension = meta.get(META_MODEL), meta.get(META_DIMENSION)
     if not model or not dimension or not _has_table(connection):
         return None
+    try:
+        import numpy as np
+    except ImportError as error:
+        raise VectorError(f"its vectors need numpy, which is not installed ({error}): "
+                          "pip install 'mdchunk[search]'") from error
     rows = connection.execute(f"SELECT rowid, embedding FROM {TABLE} ORDER BY rowid").fetchall()
     size = int(dimension)
     if any(len(blob) != 4 * size for _rowid, blob in rows):
