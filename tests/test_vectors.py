@@ -28,7 +28,14 @@ from mkdocs.exceptions import Abort
 from mdchunk.cli import main
 from mdchunk.errors import OptionError
 from mdchunk.search import SearchError, search
-from mdchunk.search.embedders import Embedder, EmbedderError, load_embedder, unit_rows
+from mdchunk.search.embedders import (
+    BATCH_CHARACTERS,
+    Embedder,
+    EmbedderError,
+    load_embedder,
+    text_batches,
+    unit_rows,
+)
 from mdchunk.search.vectors import (
     CACHE_FILE,
     EmbedCache,
@@ -141,6 +148,20 @@ def test_unit_rows_have_length_one_or_are_zero(rows: list[list[float]]) -> None:
     for row, original in zip(unit, rows, strict=True):
         norm = float(np.linalg.norm(row))
         assert norm == pytest.approx(1.0, abs=1e-5) if any(original) else norm == 0.0
+
+
+@given(st.lists(st.integers(0, 3 * BATCH_CHARACTERS // 4), max_size=60), st.integers(1, 40))
+def test_batches_hold_every_text_once_shortest_first_within_the_budget(
+        lengths: list[int], size: int) -> None:
+    texts = ["x" * length for length in lengths]
+    batches = text_batches(texts, size)
+    order = [index for batch in batches for index in batch]
+    assert sorted(order) == list(range(len(texts)))
+    assert [len(texts[index]) for index in order] == sorted(lengths)
+    for batch in batches:
+        longest = max(len(texts[index]) for index in batch)
+        assert 1 <= len(batch) <= size
+        assert len(batch) == 1 or len(batch) * longest <= BATCH_CHARACTERS
 
 
 @needs_wordllama

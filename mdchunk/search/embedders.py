@@ -40,8 +40,11 @@ KINDS: dict[str, str] = {
     "sentence-transformers": "embed",
     "fastembed": "embed",
 }
-#: How many texts go to the model at once.
+#: How many texts go to the model at once, at most.
 BATCH_SIZE = 32
+#: The most characters of a batch, counted as its longest text's times its texts' number (a
+#: model pads every text of a batch to the longest).
+BATCH_CHARACTERS = 32 * 2_000
 _PROBE = "mdchunk embeds the text of each chunk"
 """A text embedded when a model loads: its vector tells two models of one name apart."""
 
@@ -70,16 +73,29 @@ class Embedder:
         has no word of gets zeros), `batch_size` texts at a time.
 
         The texts go to the model shortest first, so that a batch's texts are of about one
-        length: a model that pads a batch to its longest text pads little.
+        length: a model that pads a batch to its longest text pads little. A batch of long
+        texts is smaller (`BATCH_CHARACTERS`), so that its padded tokens fit in little memory.
         """
         import numpy as np
 
-        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
+        for batch in text_batches(texts, batch_size):
             vectors[batch] = unit_rows(self.encode([texts[index] for index in batch]))
         return vectors
+
+
+def text_batches(texts: Sequence[str], size: int) -> list[list[int]]:
+    """The indexes of `texts`, shortest first, in batches of at most `size` texts whose
+    count times their longest length stays within `BATCH_CHARACTERS` (one text at least)."""
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    for index in sorted(range(len(texts)), key=lambda index: len(texts[index])):
+        if batch and (len(batch) >= size
+                      or (len(batch) + 1) * len(texts[index]) > BATCH_CHARACTERS):
+            batches.append(batch)
+            batch = []
+        batch.append(index)
+    return [*batches, batch] if batch else batches
 
 
 def unit_rows(matrix: Any) -> Matrix:
