@@ -204,3 +204,10 @@ def _url_host(host: str) -> str:
 
 def _is_loopback(host: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def http_app(server: Any, *, host: str) -> Any:
+    """The server's streamable HTTP ASGI app (its endpoint at `/mcp`), to be served by another
+    app on the same port (`mdchunk serve`); it must receive that app's lifespan events."""
+    _, _, major = _sdk()
+    return server.streamable_http_app(host=host) if major == 2 else server.streamable_http_app()
