@@ -225,3 +225,59 @@ def test_no_path_leaves_the_site_folder(site: Path, segments: list[str], markdow
             assert real == root or root in real.parents, (path, file)
     if isinstance(found, Redirect):
         assert found.location == path + "/"
+
+
+# --- the nginx recipe of docs/serve.md, run as it stands there ----------------------------------
+
+NGINX = shutil.which("nginx") or next(
+    (path for path in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if Path(path).exists()), None)
+RECIPES = Path(__file__).resolve().parent.parent / "docs" / "serve.md"
+
+
+def nginx_config(site: Path, port: int, folder: Path) -> str:
+    """The ```nginx block of docs/serve.md inside an `http { }` of its own, its `root` the
+    built site and its server listening on 127.0.0.1:PORT."""
+    text = RECIPES.read_text(encoding="utf-8")
+    block = text.split("```nginx\n", 1)[1].split("```", 1)[0]
+    assert "root /srv/docs/site;" in block
+    block = block.replace("root /srv/docs/site;", f"root {site};").replace(
+        "server {", f"server {{\n    listen 127.0.0.1:{port};", 1)
+    temp = " ".join(f"{name}_temp_path {folder / name};"
+                    for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    # (started by root, nginx's workers would run as another user, who cannot read tmp_path)
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return (f"{user}daemon off; pid {folder / 'nginx.pid'}; error_log {folder / 'error.log'};\n"
+            f"events {{}}\nhttp {{\n access_log off; include /etc/nginx/mime.types; {temp}\n"
+            f"{block}\n}}\n")
+
+
+@pytest.fixture(scope="module")
+def nginx(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """nginx running docs/serve.md's recipe over the site; yields its port."""
+    from tests.test_mcp import free_port, wait_for_port
+
+    if NGINX is None or not Path("/etc/nginx/mime.types").is_file():
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+    folder = tmp_path_factory.mktemp("nginx")
+    port = free_port()
+    (folder / "nginx.conf").write_text(nginx_config(Path(os.path.realpath(site)), port, folder),
+                                       encoding="utf-8")
+    process = subprocess.Popen([NGINX, "-c", str(folder / "nginx.conf"), "-p", str(folder)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.mark.parametrize("accept", ["text/markdown", BROWSER, None])
+def test_the_nginx_recipe_answers_as_mdchunk_serve(site: Path, served: int, nginx: int,
+                                                   accept: str | None) -> None:
+    for url in [*page_urls(site), "/llms.txt", "/guide/configuration.md"]:
+        ours, theirs = get(served, url, accept), get(nginx, url, accept)
+        assert theirs[0] == ours[0] == 200, url
+        assert theirs[2] == ours[2], url
+        assert theirs[1]["content-type"] == ours[1]["content-type"], url
+        assert theirs[1]["x-llms-txt"] == "/llms.txt" and "Accept" in theirs[1]["vary"]
