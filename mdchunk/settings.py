@@ -209,6 +209,9 @@ class BuildSettings:
     duplicates: DuplicateMode = "mark"
     """Duplicate chunks: marked in the native index (`mark`), also left out of the embedding
     formats (`drop`), or not looked for (`off`)."""
+    page_kinds: tuple[tuple[str, str], ...] = ()
+    """Glob patterns over page urls and the kind of the pages they match, kept in
+    `chunks.sqlite` for search's priors (`mdchunk.search.kinds`)."""
 
     def page_settings(self) -> OutputSettings:
         """What to make of each page: `output`, and what the agent outputs and the duplicate
