@@ -97,9 +97,9 @@ def mcp_command(site_or_index: Path, http: bool, host: str, port: int,
     """Serve a built site's chunk index to AI assistants over MCP (stdio by default).
 
     SITE_OR_INDEX is the built site folder (holding chunks.jsonl and the pages' Markdown), its
-    chunks.jsonl or a chunks.sqlite. Tools: search_docs, read_section, read_page,
-    list_sections. Without chunks.sqlite (formats: [native]) the SQLite index is made from
-    chunks.jsonl, beside it. Needs pip install 'mdchunk[mcp]'.
+    chunks.jsonl or a chunks.sqlite. Tools: search_docs, read_section, read_sections,
+    read_page, list_sections. Without chunks.sqlite (formats: [native]) the SQLite index is
+    made from chunks.jsonl, beside it. Needs pip install 'mdchunk[mcp]'.
     """
     try:
         from mdchunk.mcp import DocsError, serve
