@@ -9,8 +9,9 @@ A page's kind comes, first match wins, from:
    match (`{"changelog/*": changelog, "api/**": reference}`), kept in `chunks.sqlite`'s `meta`
    table (key `page_kinds`) by the `sqlite` format;
 3. its url and title: a path segment or title such as `changelog`, `release-notes`, `news`,
-   `history`, `what's new` (changelog), `blog` (blog), `api`, `reference` (reference),
-   `genindex`, `tags` (index);
+   `history`, `what's new` (changelog), `blog` (blog), `genindex`, `tags` (index); a path
+   segment `api` or `reference` (reference: not a title, as "Web Crypto API" in a site whose
+   every page is reference);
 4. else `guide`.
 
 The priors (`reorder`) move hits by rank, never by score (fused scores of unrelated scales are
@@ -77,7 +78,6 @@ _TITLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("changelog", re.compile(r"\b(change ?log|release notes|what'?s new|version history"
                              r"|release history)\b|^(releases?|history|news|changes)$")),
     ("blog", re.compile(r"^blog\b")),
-    ("reference", re.compile(r"\bapi\b|\breference\b")),
 )
 
 #: A question about a time or a version: a version number, a year or date, or words asking
@@ -145,19 +145,22 @@ def kind_from_patterns(page_url: str, patterns: Sequence[tuple[str, str]]) -> st
     return None
 
 
-def page_kinds(connection: sqlite3.Connection, page_urls: Iterable[str]) -> dict[str, str]:
-    """The kind of each page of `page_urls` in the index of `connection`, from its first
-    chunk's front matter and title, the index's `page_kinds` and its url."""
-    wanted = sorted(set(page_urls))
+def page_kinds(connection: sqlite3.Connection, chunk_ids: Iterable[str]) -> dict[str, str]:
+    """The kind of the page of each chunk of `chunk_ids` (one chunk a page is enough: its
+    pages share their front matter and title) in the index of `connection`, by page url:
+    from the chunk's front matter and title, the index's `page_kinds` and its url."""
+    wanted = sorted(set(chunk_ids))
     if not wanted:
         return {}
     patterns = stored_patterns(connection)
     marks = ", ".join("?" for _ in wanted)
-    rows = connection.execute(
-        "SELECT pageUrl, fileTitle, metadata FROM chunks WHERE rowid IN (SELECT min(rowid) "
-        f"FROM chunks WHERE pageUrl IN ({marks}) GROUP BY pageUrl)", wanted).fetchall()
-    kinds = {}
+    rows = connection.execute(  # by the primary key: no scan of the long rows
+        f"SELECT pageUrl, fileTitle, metadata FROM chunks WHERE id IN ({marks})",
+        wanted).fetchall()
+    kinds: dict[str, str] = {}
     for page_url, title, metadata in rows:
+        if page_url in kinds:
+            continue
         front_matter = _loaded(metadata).get("frontMatter")
         kinds[page_url] = (kind_from_front_matter(front_matter)
                            or kind_from_patterns(page_url, patterns)

@@ -98,7 +98,7 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
 def _with_kinds(connection: Any, hits: list[Hit], question: str, *, priors: bool,
                 kinds: Collection[str]) -> list[Hit]:
     """`hits` of pages of `kinds` (all where empty), reordered by the kinds' priors."""
-    of_page = page_kinds(connection, (hit.page_url for hit in hits))
+    of_page = page_kinds(connection, {hit.page_url: hit.id for hit in hits}.values())
     if kinds:
         hits = [hit for hit in hits if of_page.get(hit.page_url) in kinds]
     return reorder(hits, of_page, question) if priors else hits
