@@ -301,3 +301,28 @@ def test_query_keeps_one_hit_per_section_unless_all_chunks(site: Path) -> None:
     assert {h["pageUrl"] for h in only} == {"changelog/", "updates/spring/"}
     wrong = runner.invoke(main, [*base, "--kind", "faq"])
     assert wrong.exit_code != 0 and "faq" in wrong.output
+
+
+def test_a_sphinx_project_names_kinds_in_conf_py_and_front_matter(tmp_path: Path) -> None:
+    """`mdchunk_page_kinds` in conf.py reaches chunks.sqlite; a MyST page's front matter
+    `search: {kind: blog}` reaches its records, and both move the pages below the guide."""
+    pytest.importorskip("myst_parser")
+    from tests.test_sphinx import CONF, make_project, sphinx_build
+
+    text = "Resume an interrupted upload: an interrupted upload resumes where it stopped."
+    source = make_project(tmp_path, {
+        "index.rst": "Mini\n====\n\nIntro.\n\n.. toctree::\n   :glob:\n\n   *\n",
+        "notes.md": f"---\nsearch:\n  kind: blog\n---\n# Notes\n\n{text}\n",
+        "updates.rst": f"Spring\n======\n\n{text}\n",
+        "guide.rst": "Transfers\n=========\n\nStart the command again to resume an upload.\n",
+    }, CONF + 'mdchunk_formats = ["native", "sqlite"]\n'
+              'mdchunk_page_kinds = {"updates.html": "changelog"}\n')
+    code, warnings = sphinx_build(source, tmp_path / "out")
+    assert code == 0, warnings
+    path = tmp_path / "out" / "chunks.sqlite"
+    assert _meta(path)["page_kinds"] == '[["updates.html", "changelog"]]'
+    plain = [hit.page_url for hit in search(path, HOW_TO, 10, priors=False)]
+    assert plain.index("guide.html") > min(plain.index("notes.html"),
+                                           plain.index("updates.html"))
+    ranked = [hit.page_url for hit in search(path, HOW_TO, 10)]
+    assert ranked[0] == "guide.html"
