@@ -104,7 +104,7 @@ _H = TypeVar("_H", bound=Ranked)
 
 
 def check_kind(kind: object) -> str | None:
-    """Why `kind` is no page kind ("" when it is one), for an option's message."""
+    """Why `kind` is no page kind (None when it is one), for an option's message."""
     if isinstance(kind, str) and kind in KINDS:
         return None
     return f"{kind!r} is no page kind; kinds: {', '.join(KINDS)}"
