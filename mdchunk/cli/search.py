@@ -29,7 +29,7 @@ def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool
     Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
     and titles weigh more than in body text); one hit per section, changelog, blog and index
     pages below guides and reference unless the question names a version or a date, and at
-    most two sections of one page before every other page's first two (docs/cli.md). A
+    most two sections of one page before every other page's first two (docs/ranking.md). A
     chunks.jsonl is indexed on the fly; for repeated searches, write chunks.sqlite at build
     time (`formats: [native, sqlite]`).
     """
