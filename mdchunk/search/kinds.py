@@ -83,10 +83,10 @@ _TITLES: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: A question about a time or a version: a version number, a year or date, or words asking
 #: about releases and news.
 QUESTION_IN_TIME = re.compile(
-    r"\bv\d+\b|\b\d+\.\d+(\.\d+)*\b|\b(version|release|node|python)\s*\d+\b"
+    r"\bv\d+\b|\b\d+\.\d+(\.\d+)*\b|\b(version|release)\s*\d+\b"
     r"|\b(1[89]|20)\d\d\b"
     r"|\b(versions?|releases?|released|changelog|release notes|what'?s new|news|blog"
-    r"|announce(d|ment)?|introduced|deprecated in|added in|changed in|since when)\b",
+    r"|announce(d|ment)?|introduced|since when|when was)\b",
     re.IGNORECASE)
 
 
@@ -223,16 +223,17 @@ def _tiers(hits: Sequence[_H], is_low: Callable[[_H], bool]) -> Callable[[_H], t
 
 
 def _kinds_in_view(hits: list[_H], kind_of: Callable[[_H], str]) -> list[_H]:
-    """`hits` with the best section of each main kind moved up to rank `KIND_SLOT` where it
-    ranks lower, within the first `KIND_REACH` (with the other chunks of its section: they
-    all follow its best, being of the same kind)."""
-    for kind in MAIN_KINDS:
-        first = next((index for index, hit in enumerate(hits[:KIND_REACH])
-                      if kind_of(hit) == kind), None)
-        if first is None or first < KIND_SLOT:
-            continue
-        section = hits[first].url
-        moved = [hit for hit in hits if hit.url == section]
-        rest = [hit for hit in hits if hit.url != section]
-        hits = rest[:KIND_SLOT - 1] + moved + rest[KIND_SLOT - 1:]
-    return hits
+    """`hits` with the best section of each main kind within the first `KIND_REACH` moved up
+    to rank `KIND_SLOT` where it ranks lower (two such sections: to ranks `KIND_SLOT` - 1 and
+    `KIND_SLOT`, in their order), with the other chunks of its section (they all follow its
+    best, being of the same kind)."""
+    firsts = [next((index for index, hit in enumerate(hits[:KIND_REACH])
+                    if kind_of(hit) == kind), None) for kind in MAIN_KINDS]
+    lifted = {hits[index].url for index in sorted(i for i in firsts if i is not None)
+              if index >= KIND_SLOT}
+    if not lifted:
+        return hits
+    moved = [hit for hit in hits if hit.url in lifted]
+    rest = [hit for hit in hits if hit.url not in lifted]
+    kept = KIND_SLOT - len(lifted)
+    return rest[:kept] + moved + rest[kept:]
