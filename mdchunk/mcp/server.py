@@ -73,7 +73,7 @@ def _require_sdk() -> None:
 
 def build_server(docs: Callable[[], Docs], *, title: str = "this site",
                  host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """An MCP server with the four tools over `docs()` (called for each tool call).
+    """An MCP server with the five tools over `docs()` (called for each tool call).
 
     `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
     """
