@@ -207,6 +207,22 @@ def suggestion(name: str, engine: str, prefix: str = "", *, also: Sequence[str] 
     return (f"did you mean '{close[0]}'? " if close else "") + f"options: {', '.join(known)}"
 
 
+def _checked_page_kinds(value: Mapping[Any, Any]) -> tuple[tuple[str, str], ...]:
+    """The `page_kinds` option as (glob, kind) pairs, in the order given.
+
+    Raises:
+        OptionError: naming a pattern that is no text or a kind that is no page kind.
+    """
+    for pattern, kind in value.items():
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise OptionError("page_kinds", f"a pattern must be a glob over page urls such as "
+                              f"'changelog/*', got {pattern!r}")
+        problem = check_kind(kind)
+        if problem:
+            raise OptionError("page_kinds", f"{pattern!r}: {problem}")
+    return tuple((pattern, kind) for pattern, kind in value.items())
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class SiteFacts:
     """What the engine knows of the site that the settings depend on."""
@@ -246,26 +262,12 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
                               inspector=bool(inspector or (inspector is None and site.serving)),
                               pagefind_filters=tuple(given["pagefind_filters"])),
         index=check_output_path(given["output"]), site_url=site.site_url,
-        exclude=tuple(given["exclude"]), write_markdown=given["write_markdown"],
+        exclude=tuple(given["exclude"]), page_kinds=page_kinds,
+        write_markdown=given["write_markdown"],
         workers=given["workers"], tokenizer=given["tokenizer"],
         pagefind=PagefindSettings.validated(
             folder=given["pagefind_output"], search_page=given["pagefind_search_page"],
             formats=given["formats"], site_name=site.site_name),
         llms=LlmsOptions.validated({name: given[name] for name in LLMS_OPTIONS}),
-        duplicates=given["duplicates"], page_kinds=page_kinds)
+        duplicates=given["duplicates"])
 
-
-def _checked_page_kinds(value: Mapping[Any, Any]) -> tuple[tuple[str, str], ...]:
-    """The `page_kinds` option as (glob, kind) pairs, in the order given.
-
-    Raises:
-        OptionError: naming a pattern that is no text or a kind that is no page kind.
-    """
-    for pattern, kind in value.items():
-        if not isinstance(pattern, str) or not pattern.strip():
-            raise OptionError("page_kinds", f"a pattern must be a glob over page urls such as "
-                              f"'changelog/*', got {pattern!r}")
-        problem = check_kind(kind)
-        if problem:
-            raise OptionError("page_kinds", f"{pattern!r}: {problem}")
-    return tuple((pattern, kind) for pattern, kind in value.items())
