@@ -270,4 +270,3 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
             formats=given["formats"], site_name=site.site_name),
         llms=LlmsOptions.validated({name: given[name] for name in LLMS_OPTIONS}),
         duplicates=given["duplicates"])
-
