@@ -4,6 +4,7 @@ mdchunk: the score an agent-readiness audit gives them, check by check.
     npm install --prefix /tmp/afdocs afdocs          # once (Node.js 20 or newer)
     python benchmarks/afdocs.py --afdocs /tmp/afdocs/node_modules/.bin/afdocs
     python benchmarks/afdocs.py --afdocs ... --code /tmp/before     # another commit's mdchunk
+    python benchmarks/afdocs.py --afdocs ... --serve                # served by `mdchunk serve`
 
 Each site is built in a temporary folder (by `mkdocs` or `sphinx-build` in a child process, so
 that `--code` can put another checkout first on its path), served with `python -m http.server`
@@ -106,12 +107,17 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(site: Path) -> Iterator[str]:
-    """`site` served by `python -m http.server` on 127.0.0.1 while the block runs."""
+def served(site: Path, *, negotiate: bool = False, env: dict[str, str] | None = None
+           ) -> Iterator[str]:
+    """`site` served on 127.0.0.1 while the block runs: by `python -m http.server` (a static
+    host), or with `negotiate` by `mdchunk serve` (twins for `Accept: text/markdown`)."""
     port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-         "--directory", str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = ([sys.executable, "-m", "mdchunk.cli", "serve", str(site), "--port", str(port),
+                "--no-mcp"] if negotiate else
+               [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                "--directory", str(site)])
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
@@ -184,6 +190,9 @@ def main() -> None:
                         help="A checkout whose mdchunk and example site are used (default: this "
                              "one), e.g. `git archive COMMIT | tar -x -C /tmp/before`.")
     parser.add_argument("--json", type=Path, help="Write every report into this folder.")
+    parser.add_argument("--serve", action="store_true",
+                        help="Serve with `mdchunk serve` (content negotiation) instead of "
+                             "python -m http.server (a static host).")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(args.code.resolve()), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
@@ -194,7 +203,7 @@ def main() -> None:
             if site is None:
                 print(f"{name}: sources absent, skipped")
                 continue
-            with served(site) as url:
+            with served(site, negotiate=args.serve, env=env) as url:
                 report = check(args.afdocs, url, canonical, pattern)
             if args.json is not None:
                 args.json.mkdir(parents=True, exist_ok=True)

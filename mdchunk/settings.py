@@ -196,6 +196,9 @@ class BuildSettings:
     `mdchunk.session.exclusion`)."""
     write_markdown: bool = True
     """Write each page's Markdown beside its HTML."""
+    page_kinds: tuple[tuple[str, str], ...] = ()
+    """Glob patterns over page urls and the kind of the pages they match, kept in
+    `chunks.sqlite` for search's priors (`mdchunk.search.kinds`)."""
     workers: int | None = None
     """Worker processes that chunk pages; 0 chunks in the build's own process; None lets mdchunk
     start one where a second core is free and the site proves large enough to repay it."""

@@ -28,7 +28,8 @@ MKDOCS_URL = "https://example.com/docs/"
 SPHINX_URL = "https://example.com/sphinx/"
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 TOKENS = re.compile(r"\((\d+) tokens\)$|^(\d+) tokens$")
-DIRECTIVE = re.compile(rb'<div class="mdchunk-llms"[^>]*>.*?</div>', re.DOTALL)
+DIRECTIVE = re.compile(
+    rb'<div class="mdchunk-llms"[^>]*>.*?</div>|<link [^>]*class="mdchunk-llms"[^>]*>', re.DOTALL)
 
 
 # -- helpers: what an agent (and afdocs) does with a built site -------------------------------
@@ -81,6 +82,13 @@ def directive(site: Path, page_url: str) -> lxml.html.HtmlElement:
     return first
 
 
+def alternates(site: Path, page_url: str) -> list[str]:
+    """The hrefs of the page's `<link rel="alternate" type="text/markdown">` in its head."""
+    head = lxml.html.parse(str(html_file(site, page_url))).getroot().head
+    return [link.get("href") or "" for link in head.iter("link")
+            if link.get("rel") == "alternate" and link.get("type") == "text/markdown"]
+
+
 def resolve_href(page_url: str, href: str) -> str:
     """`href` from the page at `page_url`, relative to the site root."""
     base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
@@ -128,6 +136,8 @@ def check_llms_site(site: Path, site_url: str) -> None:
         assert resolve_href(page_url, hrefs[0]) == "llms.txt"
         assert resolve_href(page_url, hrefs[1]) == twin_url
         assert "clip" in (element.get("style") or "")
+        assert [resolve_href(page_url, href) for href in alternates(site, page_url)] == [
+            twin_url]
     check_index(index, max_tokens=512)  # offsets index the page Markdown, index.html.md
 
 
@@ -244,6 +254,8 @@ def test_pages_left_out_point_to_llms_txt_only(mkdocs_site: Path) -> None:
     assert [link.get("href") for link in directive(mkdocs_site, "guide/excluded/").iter(
         "a")] == ["../../llms.txt"]
     assert not (mkdocs_site / "guide" / "excluded.md").exists()
+    assert alternates(mkdocs_site, "guide/excluded/") == []
+    assert alternates(mkdocs_site, "empty/") == ["../empty.md"]
     assert "guide/excluded" not in llms_text(mkdocs_site)
     assert [link.get("href") for link in directive(mkdocs_site, "empty/").iter("a")] == [
         "../llms.txt", "../empty.md"]
@@ -539,7 +551,8 @@ def test_sphinx_twins_match_the_post_build_command(sphinx_site: Path, tmp_path: 
     for twin in sphinx_site.glob("*.md"):
         if twin.name != "index.md":  # (the home page's title: the project's, not <title>'s)
             assert (post / twin.name).read_text(encoding="utf-8") == twin.read_text("utf-8")
-    assert (post / "index.html").read_bytes().count(b'class="mdchunk-llms"') == 1
+    assert (post / "index.html").read_bytes().count(b'<div class="mdchunk-llms"') == 1
+    assert (post / "index.html").read_bytes().count(b'<link rel="alternate"') == 1
 
 
 def test_sphinx_incremental_build_lists_every_page(sphinx_site: Path, tmp_path: Path) -> None:
@@ -581,7 +594,9 @@ def test_post_build_command_follows_the_nav(mkdocs_site: Path, tmp_path: Path) -
         assert (site / relative).read_bytes() == twin.read_bytes(), relative
     again = CliRunner().invoke(main, ["site", str(site), "-j", "1"])
     assert again.exit_code == 0, again.output
-    assert (site / "guide" / "math" / "index.html").read_bytes().count(b"mdchunk-llms") == 1
+    again_html = (site / "guide" / "math" / "index.html").read_bytes()
+    assert again_html.count(b'<div class="mdchunk-llms"') == 1
+    assert again_html.count(b'<link rel="alternate" type="text/markdown"') == 1
 
 
 def test_post_build_command_marks_the_pages_it_leaves_out(mkdocs_site: Path,

@@ -17,7 +17,14 @@ from mdchunk.options import ChunkOptions
 from mdchunk.outputs.llms_full import FULL_TXT, FullPage, plan_full
 from mdchunk.outputs.outline import NavItem, SiteOutline, folder_outline, nav_sections
 from mdchunk.outputs.page_facts import block_tokens, is_changelog
-from mdchunk.outputs.twins import note_line, page_block, page_markdown_path, twin_path
+from mdchunk.outputs.twins import (
+    note_line,
+    page_block,
+    page_directive,
+    page_markdown_path,
+    twin_path,
+    with_directive,
+)
 from mdchunk.settings import LlmsOptions
 from tests.invariants import count_tokens
 
@@ -221,3 +228,30 @@ def test_a_page_block_counts_from_the_count_of_its_markdown(markdown: str, title
     note = note_line(title, "guide/", "https://example.com/", directive=directive)
     tokens = block_tokens(markdown, note, count_tokens(markdown), count_tokens)
     assert tokens == count_tokens(page_block(markdown, note))
+
+
+_HTML_PARTS = st.sampled_from([
+    "<html>", "<head>", "<title>t</title>", "</head>", "</HEAD >", "<body>", '<body class="x">',
+    "<p>text</p>", "</body>", "</html>", "\n", "<div>", "</div>"])
+
+
+@given(parts=st.lists(_HTML_PARTS, max_size=12),
+       url=st.sampled_from(["", "guide/", "guide/install/", "a.html", "docs/b.html"]),
+       twin=st.booleans())
+def test_a_directive_put_twice_is_put_once_and_taken_out_whole(parts: list[str], url: str,
+                                                               twin: bool) -> None:
+    """Marking a page again (a later build) leaves it as one marking does, and unmarking a
+    marked page gives the page as it was: nothing of the directive is left or doubled."""
+    page = "".join(parts)
+    directive = page_directive(url, twin=twin)
+    marked = with_directive(page, directive)
+    if marked is None:
+        assert "<body" not in page.lower()
+        return
+    assert with_directive(marked, directive) == marked
+    assert with_directive(marked, None) == page
+    assert marked.count(directive.element) == 1
+    if directive.alternate is not None:
+        head_end = page.lower().find("</head")
+        has_head = -1 < head_end < page.lower().find("<body")
+        assert marked.count(directive.alternate) == (1 if has_head else 0)

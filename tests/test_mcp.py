@@ -42,7 +42,7 @@ from tests.helpers import read_jsonl
 #: tiktoken itself: the reference the server's counts must agree with.
 COUNT = tiktoken_counter("cl100k_base")
 
-TOOLS = {"search_docs", "read_section", "read_page", "list_sections"}
+TOOLS = {"search_docs", "read_section", "read_sections", "read_page", "list_sections"}
 
 #: Seconds any one exchange with a server may take before the test fails.
 TIMEOUT = 60
@@ -312,7 +312,7 @@ def test_read_only_site_gets_its_index_in_the_cache_folder(native_site: Path,
 # --- the tools ---------------------------------------------------------------------------------
 
 
-def test_the_four_tools_are_listed_read_only(native: Session) -> None:
+def test_the_five_tools_are_listed_read_only(native: Session) -> None:
     tools = {tool.name: tool for tool in native.tools()}
     assert set(tools) == TOOLS
     for tool in tools.values():
@@ -320,9 +320,21 @@ def test_the_four_tools_are_listed_read_only(native: Session) -> None:
         assert _field(hints, "read_only_hint", "readOnlyHint") is True
         assert _field(tool, "output_schema", "outputSchema")["type"] == "object"
         assert tool.description and "\n" not in tool.description
-    for name in ("search_docs", "read_section", "read_page"):
+    for name in ("search_docs", "read_section", "read_sections", "read_page"):
         schema = _field(tools[name], "input_schema", "inputSchema")
         assert "max_tokens" in schema["properties"] and "max_tokens" in tools[name].description
+        assert schema["properties"]["max_tokens"]["type"] == "integer"
+    # the arguments keep their JSON types and required names for the client
+    search_schema = _field(tools["search_docs"], "input_schema", "inputSchema")
+    assert search_schema["required"] == ["query"]
+    assert search_schema["properties"]["query"]["type"] == "string"
+    assert search_schema["properties"]["limit"] == {
+        "default": 5, "description": "How many sections at most (1 to 50).", "title": "Limit",
+        "type": "integer"}
+    sections_schema = _field(tools["read_sections"], "input_schema", "inputSchema")
+    assert sections_schema["required"] == ["ids_or_urls"]
+    assert sections_schema["properties"]["ids_or_urls"]["type"] == "array"
+    assert sections_schema["properties"]["ids_or_urls"]["items"] == {"type": "string"}
 
 
 QUESTIONS = {
@@ -574,6 +586,101 @@ def test_every_id_and_url_returned_is_accepted_by_every_tool(native: Session) ->
         native.ok("list_sections", url=reference)
 
 
+def expected_parent(site: Path, url: str) -> str | None:
+    """The first chunk id of the section one heading up from `url`, from chunks.jsonl: the
+    nearest section before it on its page whose header path is a proper, non-empty prefix of
+    its own (the longest such)."""
+    page_records = [r for r in records(site) if r["pageUrl"] == records_of(site, url)[0]
+                    ["pageUrl"]]
+    firsts: dict[str, dict[str, Any]] = {}
+    for record in page_records:
+        firsts.setdefault(record["url"], record)
+    path = firsts[url]["headerPath"]
+    parent = None
+    for section_url, first in firsts.items():
+        if section_url == url:
+            break
+        above = first["headerPath"]
+        if 0 < len(above) < len(path) and path[:len(above)] == above and (
+                parent is None or len(above) >= len(parent["headerPath"])):
+            parent = first
+    return None if parent is None else parent["id"]
+
+
+def records_of(site: Path, url: str) -> list[dict[str, Any]]:
+    return [r for r in records(site) if r["url"] == url]
+
+
+@pytest.mark.parametrize("page", ["getting-started/install/", "reference/long-section/",
+                                  "guide/duplicate-headings/", "getting-started/preamble/"])
+def test_every_section_names_its_parent(native: Session, native_site: Path,
+                                        page: str) -> None:
+    """read_section's parentId is the section one heading up, null at the top of a page;
+    reading it gives a section whose header path the child's extends."""
+    outline = native.ok("list_sections", url=page)["sections"]
+    parents = []
+    for entry in outline:
+        section = native.ok("read_section", id_or_url=entry["id"], max_tokens=100_000)
+        assert section["parentId"] == expected_parent(native_site, entry["url"])
+        parents.append(section["parentId"])
+        if section["parentId"] is None:
+            continue
+        parent = native.ok("read_section", id_or_url=section["parentId"], max_tokens=100_000)
+        assert section["headerPath"][:len(parent["headerPath"])] == parent["headerPath"]
+        assert 0 < parent["depth"] < section["depth"]
+        assert entry["url"] in [s["url"] for s in parent["subsections"]] or (
+            section["depth"] - parent["depth"] > 1)
+    assert any(parents) and None in parents
+
+
+def test_search_results_name_their_parent_section(native: Session, native_site: Path) -> None:
+    answer = native.ok("search_docs", query="install linux macos windows", limit=10,
+                       max_tokens=100_000)
+    assert any(r["parentId"] is not None for r in answer["results"])
+    for result in answer["results"]:
+        assert result["parentId"] == expected_parent(native_site, result["url"])
+
+
+def test_read_sections_shares_one_budget_in_order(native: Session, native_site: Path) -> None:
+    answer = native.ok("search_docs", query="delivery duplicate records parser install",
+                       limit=8, max_tokens=100_000)
+    ids = [r["id"] for r in answer["results"]]
+    whole = {r["url"]: COUNT(section_span(native_site, r["url"])) for r in answer["results"]}
+    everything = native.ok("read_sections", ids_or_urls=[*ids, ids[0]], max_tokens=100_000)
+    assert [s["url"] for s in everything["sections"]] == [r["url"] for r in answer["results"]]
+    assert everything["omitted"] == []
+    for section in everything["sections"]:
+        assert section["text"] == section_span(native_site, section["url"])
+        assert section["tokens"] == whole[section["url"]] and section["truncated"] is False
+    assert everything["tokens"] == sum(whole.values())
+    budget = sum(whole.values()) // 2
+    half = native.ok("read_sections", ids_or_urls=ids, max_tokens=budget)
+    kept = [s["url"] for s in half["sections"]]
+    left_out = [o["url"] for o in half["omitted"]]
+    assert half["omitted"] and kept
+    assert sorted(kept + left_out, key=list(whole).index) == list(whole)
+    assert half["tokens"] == sum(whole[url] for url in kept) <= budget
+    for entry in half["omitted"]:  # left out: more than what was left when its turn came
+        before = [url for url in list(whole)[:list(whole).index(entry["url"])] if url in kept]
+        assert entry["tokens"] == whole[entry["url"]] > budget - sum(whole[u] for u in before)
+    # section urls and page urls name sections too (a page its first)
+    named = native.ok("read_sections", ids_or_urls=[SECTION, "/guide/math"],
+                      max_tokens=100_000)
+    math_first = next(r["url"] for r in records(native_site) if r["pageUrl"] == "guide/math/")
+    assert [s["url"] for s in named["sections"]] == [SECTION, math_first]
+
+
+def test_read_sections_errors_name_the_problem(native: Session) -> None:
+    message = native.error("read_sections", ids_or_urls=[SECTION, "guide/nowhere/"])
+    assert "'guide/nowhere/' is not a page" in message
+    smallest = native.error("read_sections", ids_or_urls=[SECTION, LONG], max_tokens=3)
+    needed = int(re.search(r"max_tokens=(\d+) or more", smallest).group(1))
+    assert native.ok("read_sections", ids_or_urls=[SECTION, LONG],
+                     max_tokens=needed)["sections"]
+    assert "1 to 20" in native.error("read_sections", ids_or_urls=[])
+    assert "1 to 20" in native.error("read_sections", ids_or_urls=[SECTION] * 21)
+
+
 def test_a_sphinx_site_is_served(tmp_path: Path) -> None:
     """Sphinx's html builder names pages `install.html` and writes `install.md` beside them;
     its home page is `index.html`, also named by `` and `/`."""
@@ -632,6 +739,40 @@ BAD_CALLS = [
     ("list_sections", {"url": "empty/"}, "not a page"),  # a page with no chunks
     ("read_page", {"url": "x" * 100_000}, "...' is not a page"),  # not echoed whole
 ]
+
+
+#: Arguments of the wrong JSON type, and what the one-line message must say.
+WRONG_TYPES = [
+    ("search_docs", {"query": "beacon", "limit": "many"}, "limit must be an integer"),
+    ("search_docs", {"query": "beacon", "limit": [5]}, "limit must be an integer"),
+    ("search_docs", {"query": "beacon", "limit": 2.5}, "limit must be an integer"),
+    ("search_docs", {"query": "beacon", "limit": True}, "limit must be an integer"),
+    ("search_docs", {"query": ["beacon", "install"]}, "query must be a string"),
+    ("search_docs", {"query": "beacon", "max_tokens": None}, "max_tokens must be an integer"),
+    ("read_section", {"id_or_url": [SECTION]}, "read_sections takes several"),
+    ("read_section", {"id_or_url": SECTION, "max_tokens": "x" * 500}, "max_tokens must be"),
+    ("read_sections", {"ids_or_urls": SECTION}, "ids_or_urls must be a list of strings"),
+    ("read_sections", {"ids_or_urls": [SECTION, 3]}, "one item is an integer"),
+    ("read_sections", {"ids_or_urls": [SECTION], "max_tokens": "lots"}, "max_tokens must be"),
+    ("read_page", {"url": 5}, "url must be a string"),
+    ("list_sections", {"url": {"page": "guide/math/"}}, "url must be a string"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "said"), WRONG_TYPES)
+def test_a_wrong_argument_type_is_one_line(native: Session, tool: str,
+                                           arguments: dict[str, Any], said: str) -> None:
+    message = native.error(tool, **arguments)
+    assert said in message
+    assert "\n" not in message and len(message) < 300
+    assert "validation error" not in message and "pydantic" not in message
+
+
+def test_numbers_sent_as_text_are_taken(native: Session) -> None:
+    """Some clients send every argument as text: "3" is 3, as pydantic would take it."""
+    as_text = native.ok("search_docs", query="token bucket", limit="3", max_tokens="5000")
+    as_number = native.ok("search_docs", query="token bucket", limit=3, max_tokens=5000)
+    assert as_text["results"] == as_number["results"] and as_text["maxTokens"] == 5000
 
 
 @pytest.mark.parametrize(("tool", "arguments", "said"), BAD_CALLS)

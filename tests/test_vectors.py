@@ -346,7 +346,7 @@ def test_dense_search_ranks_by_cosine_with_the_indexs_model(make_site: SiteBuild
     chunks = model.embed([text for _id, text in texts.values()])
     expected = sorted(zip([chunk_id for chunk_id, _ in texts.values()], chunks @ question,
                           strict=True), key=lambda pair: -pair[1])
-    hits = search(index, QUESTION, len(texts), mode="dense", per_section=False)
+    hits = search(index, QUESTION, len(texts), mode="dense", per_section=False, priors=False)
     assert [hit.id for hit in hits] == [chunk_id for chunk_id, _ in expected]
     assert [hit.score for hit in hits] == [round(float(score), 4) for _, score in expected]
     assert hits[0].url.startswith("certificates/")
@@ -357,8 +357,9 @@ def test_hybrid_fuses_both_rankings_and_is_what_auto_does(make_site: SiteBuilder
     index = build_site(make_site, embed_model="wordllama") / "chunks.sqlite"
     question = "rotate the certificate"
     count = len(chunk_texts(index))
-    lexical = search(index, question, count, mode="lexical", per_section=False)
-    dense = search(index, question, count, mode="dense", per_section=False)
+    lexical = search(index, question, count, mode="lexical", per_section=False,
+                     priors=False)
+    dense = search(index, question, count, mode="dense", per_section=False, priors=False)
     fused: dict[str, float] = {}
     for ranking in (lexical, dense):
         for rank, hit in enumerate(ranking, start=1):
@@ -499,7 +500,7 @@ def test_sqlite_vec_reads_the_vectors_in_the_same_order(make_site: SiteBuilder) 
     sqlite_vec = pytest.importorskip("sqlite_vec")
     index = build_site(make_site, embed_model="wordllama") / "chunks.sqlite"
     count = len(chunk_texts(index))
-    hits = search(index, QUESTION, count, mode="dense", per_section=False)
+    hits = search(index, QUESTION, count, mode="dense", per_section=False, priors=False)
     question = vector_blob(load_embedder("wordllama").embed([QUESTION])[0])
     connection = apsw.Connection(str(index), flags=apsw.SQLITE_OPEN_READONLY)
     connection.enable_load_extension(True)

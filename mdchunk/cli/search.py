@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from mdchunk.search.kinds import KINDS
+
 
 @click.command()
 @click.argument("index", type=click.Path(exists=True, path_type=Path))
@@ -16,18 +18,25 @@ import click
 @click.option("-k", "--top", "k", default=5, show_default=True, type=click.IntRange(min=1),
               help="How many chunks to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@click.option("--all-chunks", is_flag=True,
+              help="Show every matching chunk, not only the best one of each section.")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
+              help="Only pages of this kind (repeat for several).")
 @click.option("--mode", type=click.Choice(["auto", "lexical", "dense", "hybrid"]),
               default="auto", show_default=True,
               help="lexical (words, bm25), dense (the index's vectors), hybrid (both, fused); "
                    "auto: hybrid where the index has vectors and their model loads.")
-def query(index: Path, question: str, k: int, as_json: bool, mode: str) -> None:
+def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool,
+          kinds: tuple[str, ...], mode: str) -> None:
     """Search INDEX (a chunks.sqlite or chunks.jsonl, or the folder holding it) for QUESTION.
 
     Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
     and titles weigh more than in body text); where the index has vectors (`mdchunk embed`),
-    the chunks nearest to the question too, the two rankings fused. At most one chunk per
-    section is shown. A chunks.jsonl is indexed on the fly; for repeated searches, write
-    chunks.sqlite at build time (`formats: [native, sqlite]`).
+    the chunks nearest to the question too, the two rankings fused (docs/query.md). One hit
+    per section, changelog, blog and index pages below guides and reference unless the
+    question names a version or a date, and at most two sections of one page before every
+    other page's first two (docs/ranking.md). A chunks.jsonl is indexed on the fly; for
+    repeated searches, write chunks.sqlite at build time (`formats: [native, sqlite]`).
     """
     import sqlite3
 
@@ -35,7 +44,7 @@ def query(index: Path, question: str, k: int, as_json: bool, mode: str) -> None:
 
     path = _searchable(index)
     try:
-        hits = _search(path, question, k, mode)
+        hits = _search(path, question, k, per_section=not all_chunks, kinds=kinds, mode=mode)
     except MdChunkError as error:
         raise click.ClickException(str(error)) from error
     except (sqlite3.Error, OSError, ValueError) as error:
@@ -64,7 +73,7 @@ def _searchable(index: Path) -> Path:
         index / "chunks.jsonl")
 
 
-def _search(path: Path, question: str, k: int, mode: Any) -> list[Any]:
+def _search(path: Path, question: str, k: int, **options: Any) -> list[Any]:
     """`search` over an SQLite index, or over one made for the occasion from JSON records."""
     import tempfile
 
@@ -72,11 +81,11 @@ def _search(path: Path, question: str, k: int, mode: Any) -> list[Any]:
     from mdchunk.search import search
 
     if path.suffix in (".sqlite", ".db", ".sqlite3"):
-        return search(path, question, k, mode=mode)
+        return search(path, question, k, **options)
     with tempfile.TemporaryDirectory(prefix="mdchunk-query-") as folder:
         database = Path(folder) / "chunks.sqlite"
         write_sqlite(database, read_index(path))
-        return search(database, question, k, mode=mode)
+        return search(database, question, k, **options)
 
 
 @click.command()
@@ -147,9 +156,9 @@ def mcp_command(site_or_index: Path, http: bool, host: str, port: int,
     """Serve a built site's chunk index to AI assistants over MCP (stdio by default).
 
     SITE_OR_INDEX is the built site folder (holding chunks.jsonl and the pages' Markdown), its
-    chunks.jsonl or a chunks.sqlite. Tools: search_docs, read_section, read_page,
-    list_sections. Without chunks.sqlite (formats: [native]) the SQLite index is made from
-    chunks.jsonl, beside it. Needs pip install 'mdchunk[mcp]'.
+    chunks.jsonl or a chunks.sqlite. Tools: search_docs, read_section, read_sections,
+    read_page, list_sections. Without chunks.sqlite (formats: [native]) the SQLite index is
+    made from chunks.jsonl, beside it. Needs pip install 'mdchunk[mcp]'.
     """
     try:
         from mdchunk.mcp import DocsError, serve

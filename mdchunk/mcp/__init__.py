@@ -1,11 +1,13 @@
 """`mdchunk mcp`: a built site's chunk index served to AI assistants over MCP.
 
-An assistant (Claude Code, Cursor, any MCP client) reads the documentation through four tools,
+An assistant (Claude Code, Cursor, any MCP client) reads the documentation through five tools,
 all read-only:
 
 - `search_docs(query, limit, max_tokens)`: the sections that best match the query, ranked as
-  `mdchunk query` ranks (FTS5, bm25), at most one result per section.
+  `mdchunk query` ranks (`mdchunk.search`), at most one result per section, each with the id
+  of its parent section (`parentId`: one heading up, null at the top of a page).
 - `read_section(id_or_url, max_tokens)`: one whole section, as the page's Markdown has it.
+- `read_sections(ids_or_urls, max_tokens)`: several whole sections under one budget.
 - `read_page(url, max_tokens)`: a page's Markdown.
 - `list_sections(url)`: a page's outline.
 
@@ -19,9 +21,13 @@ index's encoding, counted by `mdchunk.chunking.tokens.token_counter`) of the `te
 answer; urls, breadcrumbs and other fields are not counted. Text is only ever cut between chunks,
 never inside one: a section is cut after its last chunk that fits, a page after its last section
 that fits (after its last chunk that fits where not even the first section does), and search
-results that do not fit what is left are left out whole and named in `omitted`. A budget that
-cannot hold even the first chunk of the answer is refused with an error that says the budget
-needed.
+results and `read_sections`' sections that do not fit what is left are left out whole and
+named in `omitted`. A budget that cannot hold even the first chunk of the answer is refused with
+an error that says the budget needed.
+
+Arguments. A wrong JSON type (text for `limit`, a list for `id_or_url`) is a tool error of one
+line naming the argument (`mdchunk.mcp.arguments`), as every other bad argument; a number sent
+as text (`"5"`) is taken.
 
 The index. The server answers from the SQLite/FTS5 index `chunks.sqlite`
 (`mdchunk.outputs.sqlite`). A

@@ -22,6 +22,8 @@ class SearchResult(TypedDict):
     tokens: int
     text: str
     sectionChunks: int
+    parentId: str | None
+    """The id of the section one heading up (None at the top of its page), for read_section."""
 
 
 class OmittedResult(TypedDict):
@@ -76,7 +78,26 @@ class SectionAnswer(TypedDict):
     chunkIds: list[str]
     omittedChunkIds: list[str]
     subsections: list[OutlineEntry]
+    parentId: str | None
     source: str
+
+
+class OmittedSection(TypedDict):
+    """A section `read_sections` left out because it did not fit the tokens left."""
+
+    id: str
+    url: str
+    breadcrumb: str
+    tokens: int
+
+
+class SectionsAnswer(TypedDict):
+    """What `read_sections` returns."""
+
+    maxTokens: int
+    tokens: int
+    sections: list[SectionAnswer]
+    omitted: list[OmittedSection]
 
 
 class PageAnswer(TypedDict):

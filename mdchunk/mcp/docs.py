@@ -14,12 +14,14 @@ from typing import Any, Literal
 from mdchunk.chunking.tokens import TokenCounter
 from mdchunk.mcp.answers import (
     OmittedResult,
+    OmittedSection,
     OutlineAnswer,
     OutlineEntry,
     PageAnswer,
     SearchAnswer,
     SearchResult,
     SectionAnswer,
+    SectionsAnswer,
 )
 from mdchunk.mcp.contents import (
     IndexChunk,
@@ -44,6 +46,8 @@ SEARCH_LIMIT = 5
 MAX_SEARCH_LIMIT = 50
 SEARCH_TOKENS = 2000
 SECTION_TOKENS = 4000
+SECTIONS_TOKENS = 8000
+MAX_SECTIONS = 20
 PAGE_TOKENS = 8000
 
 
@@ -127,7 +131,8 @@ class Docs:
                 rank=rank, id=chunk.id, url=chunk.url, absoluteUrl=chunk.absolute_url,
                 pageUrl=chunk.page_url, breadcrumb=chunk.breadcrumb,
                 title=self.sections[chunk.url].title, score=hit.score, tokens=tokens,
-                text=chunk.text, sectionChunks=len(self.sections[chunk.url].chunks)))
+                text=chunk.text, sectionChunks=len(self.sections[chunk.url].chunks),
+                parentId=self._parent_id(self.sections[chunk.url])))
         if omitted and not results:
             smallest = min(entry["tokens"] for entry in omitted)
             raise DocsError(f"max_tokens={max_tokens} is below one chunk: the smallest of the "
@@ -140,14 +145,48 @@ class Docs:
         """The whole section named by a chunk id or a section url (a page url or id: the page's
         first section), cut after its last chunk that fits `max_tokens`."""
         _check_budget(max_tokens)
-        section = self._section(id_or_url)
+        return self._section_answer(self._section(id_or_url), max_tokens)
+
+    def read_sections(self, ids_or_urls: Sequence[str],
+                      max_tokens: int = SECTIONS_TOKENS) -> SectionsAnswer:
+        """The whole sections named by `ids_or_urls`, in order (a section named twice once),
+        under one budget: a section that does not fit the tokens left is named in `omitted`
+        instead, whole sections only."""
+        _check_budget(max_tokens)
+        if not 1 <= len(ids_or_urls) <= MAX_SECTIONS:
+            raise DocsError(f"give 1 to {MAX_SECTIONS} ids or urls, not {len(ids_or_urls)}")
+        sections = list({s.url: s for s in map(self._section, ids_or_urls)}.values())
+        answers: list[SectionAnswer] = []
+        omitted: list[OmittedSection] = []
+        left = max_tokens
+        for section in sections:
+            answer = self._section_answer(section, None)
+            if answer["tokens"] > left:
+                omitted.append(OmittedSection(id=answer["id"], url=answer["url"],
+                                              breadcrumb=answer["breadcrumb"],
+                                              tokens=answer["tokens"]))
+                continue
+            left -= answer["tokens"]
+            answers.append(answer)
+        if omitted and not answers:
+            smallest = min(entry["tokens"] for entry in omitted)
+            raise DocsError(f"max_tokens={max_tokens} is below every section asked for: the "
+                            f"smallest has {smallest} tokens; ask again with max_tokens="
+                            f"{smallest} or more, or read_section one with a max_tokens to "
+                            "read it cut")
+        return SectionsAnswer(maxTokens=max_tokens, tokens=max_tokens - left,
+                              sections=answers, omitted=omitted)
+
+    def _section_answer(self, section: IndexSection, max_tokens: int | None) -> SectionAnswer:
+        """`section` whole, or cut after its last chunk that fits `max_tokens` (None: no
+        bound)."""
         page = self.pages[section.page_url]
         texts = self._page_text(page)
         whole = join_spans(texts, section.chunks)
         whole_tokens = self.count(whole)
         kept = len(section.chunks)
         text, tokens = whole, whole_tokens
-        if whole_tokens > max_tokens:
+        if max_tokens is not None and whole_tokens > max_tokens:
             kept, tokens = self._longest_prefix(
                 lambda n: join_spans(texts, section.chunks[:n]), kept - 1, max_tokens)
             text = join_spans(texts, section.chunks[:kept])
@@ -165,7 +204,7 @@ class Docs:
             chunkIds=[chunk.id for chunk in section.chunks[:kept]],
             omittedChunkIds=[chunk.id for chunk in section.chunks[kept:]],
             subsections=[self._outline_entry(texts, s) for s in subsections(page, section)],
-            source=texts.source)
+            parentId=self._parent_id(section), source=texts.source)
 
     def read_page(self, url: str, max_tokens: int = PAGE_TOKENS) -> PageAnswer:
         """The Markdown of the page named by `url` (any url or id on it), cut after its last
@@ -244,6 +283,21 @@ class Docs:
             else:
                 high = middle - 1
         return best
+
+    def _parent_id(self, section: IndexSection) -> str | None:
+        """The id of the section one heading up from `section`: the nearest section before it
+        on its page whose header path its own extends (the longest such path); None for a
+        page's title or preamble."""
+        path = section.first.header_path
+        parent: IndexSection | None = None
+        for candidate in self.pages[section.page_url].sections:
+            if candidate is section:
+                break
+            above = candidate.first.header_path
+            if 0 < len(above) < len(path) and path[:len(above)] == above and (
+                    parent is None or len(above) >= len(parent.first.header_path)):
+                parent = candidate
+        return None if parent is None else parent.first.id
 
     def _outline_entry(self, texts: PageText, section: IndexSection) -> OutlineEntry:
         return OutlineEntry(

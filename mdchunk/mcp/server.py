@@ -1,4 +1,9 @@
-"""The MCP server: the four read-only tools over `Docs`, served over stdio or streamable HTTP."""
+"""The MCP server: the five read-only tools over `Docs`, served over stdio or streamable HTTP.
+
+The tools' arguments are declared to the client with their JSON types, but checked here
+(`_integer`, `_text`, `_texts`) rather than by pydantic, so that a wrong type (a string for
+`limit`, a list for `id_or_url`) is answered with one line saying what to give, as every other
+bad argument is, not with a validation error's dump."""
 
 import sys
 from collections.abc import Callable
@@ -6,13 +11,22 @@ from pathlib import Path
 from typing import Annotated, Any, Protocol, TypeVar
 
 from mdchunk._version import __version__
-from mdchunk.mcp.answers import OutlineAnswer, PageAnswer, SearchAnswer, SectionAnswer
+from mdchunk.mcp.answers import (
+    OutlineAnswer,
+    PageAnswer,
+    SearchAnswer,
+    SectionAnswer,
+    SectionsAnswer,
+)
+from mdchunk.mcp.arguments import declared, integer, text, texts
 from mdchunk.mcp.docs import (
     MAX_SEARCH_LIMIT,
+    MAX_SECTIONS,
     PAGE_TOKENS,
     SEARCH_LIMIT,
     SEARCH_TOKENS,
     SECTION_TOKENS,
+    SECTIONS_TOKENS,
     Docs,
     DocsError,
 )
@@ -30,8 +44,10 @@ class _Answer(Protocol):
 _INSTRUCTIONS = """\
 Documentation of {title}: {pages} pages, {chunks} chunks. Start with search_docs to find the \
 sections that answer a question; read_section gives a whole section (pass the id or url of a \
-result), list_sections a page's outline, read_page a page's Markdown. Every id and url a tool \
-returns is accepted by the others. max_tokens bounds the text returned (tokens: {encoding})."""
+result), read_sections several under one budget, parentId the section one heading up (to \
+read more around a result), list_sections a page's outline, read_page a page's Markdown. \
+Every id and url a tool returns is accepted by the others. max_tokens bounds the text \
+returned (tokens: {encoding})."""
 
 
 def _sdk() -> tuple[Any, type[Exception], int]:
@@ -57,7 +73,7 @@ def _require_sdk() -> None:
 
 def build_server(docs: Callable[[], Docs], *, title: str = "this site",
                  host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """An MCP server with the four tools over `docs()` (called for each tool call).
+    """An MCP server with the five tools over `docs()` (called for each tool call).
 
     `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
     """
@@ -98,59 +114,84 @@ def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception
 
 
 def _tools(answer: _Answer) -> list[Callable[..., Any]]:
-    """The four tools, each asking `Docs` through `answer`."""
-    from pydantic import Field
-
-    reference = Annotated[str, Field(description=(
-        "A chunk id (doc:guide/install::ch1), a page id (doc:guide/install) or a url: "
-        "guide/install/#linux, /guide/install/, or the site's absolute url."))]
-    most_tokens = Field(description="Most tokens of text to return.")
+    """The five tools, each asking `Docs` through `answer`."""
+    reference = Annotated[Any, declared(_STRING, _REFERENCE)]
+    most_tokens = Annotated[Any, declared(_INTEGER, "Most tokens of text to return.")]
+    references = Annotated[Any, declared(_STRINGS, f"1 to {MAX_SECTIONS} of: {_REFERENCE}")]
+    sections_tokens = Annotated[Any, declared(
+        _INTEGER, "Most tokens of text in all sections together.")]
 
     def read_section(id_or_url: reference,
-                     max_tokens: Annotated[int, most_tokens] = SECTION_TOKENS) -> SectionAnswer:
+                     max_tokens: most_tokens = SECTION_TOKENS) -> SectionAnswer:
         """Read one whole section of the documentation (all its chunks, in order, exactly as
-        the page's Markdown has them) with its breadcrumb and its subsections' urls. Give a
-        search result's id or url (a page url reads the page's first section). A section
-        longer than max_tokens is cut after its last chunk that fits (truncated: true; the
-        chunks left out are in omittedChunkIds, sectionTokens is what the whole needs)."""
-        return answer(lambda d: d.read_section(id_or_url, max_tokens=max_tokens))
+        the page's Markdown has them) with its breadcrumb, its subsections' urls and parentId
+        (the section one heading up). Give a search result's id or url (a page url reads the
+        page's first section). A section longer than max_tokens is cut after its last chunk
+        that fits (truncated: true; the chunks left out are in omittedChunkIds, sectionTokens
+        is what the whole needs)."""
+        return answer(lambda d: d.read_section(text(id_or_url, "id_or_url", _EXAMPLE,
+                                                    several="read_sections"),
+                                               max_tokens=integer(max_tokens, "max_tokens")))
 
-    def read_page(url: reference,
-                  max_tokens: Annotated[int, most_tokens] = PAGE_TOKENS) -> PageAnswer:
+    def read_sections(ids_or_urls: references,
+                      max_tokens: sections_tokens = SECTIONS_TOKENS) -> SectionsAnswer:
+        """Read several whole sections at once (search results' ids, their parentIds, a
+        page's outline entries), in the order given, under one budget: the sections' texts
+        together stay within max_tokens; a section that does not fit what is left is not
+        returned but listed in `omitted` with its tokens (read it with read_section)."""
+        return answer(lambda d: d.read_sections(
+            texts(ids_or_urls, "ids_or_urls", _EXAMPLE),
+            max_tokens=integer(max_tokens, "max_tokens")))
+
+    def read_page(url: reference, max_tokens: most_tokens = PAGE_TOKENS) -> PageAnswer:
         """Read a whole page of the documentation as Markdown (any url or id on the page names
         it). A page longer than max_tokens is cut after its last section that fits (cut:
         'section boundary'), or after its last chunk that fits when not even the first section
         does ('chunk boundary'); `omitted` is the outline of the sections left out (read them
         with read_section), partlyOmitted the url of a section cut in the middle."""
-        return answer(lambda d: d.read_page(url, max_tokens=max_tokens))
+        return answer(lambda d: d.read_page(_reference(url, "url"),
+                                            max_tokens=integer(max_tokens, "max_tokens")))
 
     def list_sections(url: reference) -> OutlineAnswer:
         """The outline of a page (any url or id on it names it): each section's title,
         breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
         read_section needs to return it whole), with the page's total tokens."""
-        return answer(lambda d: d.list_sections(url))
+        return answer(lambda d: d.list_sections(_reference(url, "url")))
 
-    return [_search_tool(answer), read_section, read_page, list_sections]
+    return [_search_tool(answer), read_section, read_sections, read_page, list_sections]
+
+
+_REFERENCE = ("A chunk id (doc:guide/install::ch1), a page id (doc:guide/install) or a url: "
+              "guide/install/#linux, /guide/install/, or the site's absolute url.")
+_EXAMPLE = "guide/install/#linux"
+_INTEGER: dict[str, Any] = {"type": "integer"}
+_STRING: dict[str, Any] = {"type": "string"}
+_STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+
+
+def _reference(value: object, name: str) -> str:
+    return text(value, name, _EXAMPLE)
 
 
 def _search_tool(answer: _Answer) -> Callable[..., Any]:
     """The `search_docs` tool."""
-    from pydantic import Field
+    words = Annotated[Any, declared(_STRING, "What to look for, in words.")]
+    limit_type = Annotated[Any, declared(
+        _INTEGER, f"How many sections at most (1 to {MAX_SEARCH_LIMIT}).")]
+    tokens = Annotated[Any, declared(_INTEGER, "Most tokens of text in all results together.")]
 
-    def search_docs(
-        query: Annotated[str, Field(description="What to look for, in words.")],
-        limit: Annotated[int, Field(description=(
-            f"How many sections at most (1 to {MAX_SEARCH_LIMIT})."))] = SEARCH_LIMIT,
-        max_tokens: Annotated[int, Field(description=(
-            "Most tokens of text in all results together."))] = SEARCH_TOKENS,
-    ) -> SearchAnswer:
+    def search_docs(query: words, limit: limit_type = SEARCH_LIMIT,
+                    max_tokens: tokens = SEARCH_TOKENS) -> SearchAnswer:
         """Search the documentation: the sections that best match the query, best first, at
         most one result per section (a section is a page and an anchor). Each result has the
         section's url (page#anchor), breadcrumb, the text of its best-matching chunk and that
-        text's token count; sectionChunks > 1 means read_section(id) has more. The texts
+        text's token count; sectionChunks > 1 means read_section(id) has more; parentId is the
+        section one heading up (null at the top of a page), to read more around it. The texts
         together stay within max_tokens: a result that does not fit what is left is not
         returned but listed in `omitted` with its tokens (read it with read_section)."""
-        return answer(lambda d: d.search(query, limit=limit, max_tokens=max_tokens))
+        return answer(lambda d: d.search(text(query, "query", "install on linux"),
+                                         limit=integer(limit, "limit"),
+                                         max_tokens=integer(max_tokens, "max_tokens")))
 
     return search_docs
 
@@ -204,3 +245,10 @@ def _url_host(host: str) -> str:
 
 def _is_loopback(host: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def http_app(server: Any, *, host: str) -> Any:
+    """The server's streamable HTTP ASGI app (its endpoint at `/mcp`), to be served by another
+    app on the same port (`mdchunk serve`); it must receive that app's lifespan events."""
+    _, _, major = _sdk()
+    return server.streamable_http_app(host=host) if major == 2 else server.streamable_http_app()

@@ -34,12 +34,12 @@ from mdchunk.outputs.llms_full import (
 from mdchunk.outputs.outline import OPTIONAL, SiteOutline, nav_sections
 from mdchunk.outputs.twins import (
     LLMS_TXT,
-    directive_element,
     index_link,
     link_text,
     mark_html_page,
     note_line,
     page_block,
+    page_directive,
     twin_path,
     twin_text,
     write_twin,
@@ -211,8 +211,8 @@ def _mark_html_pages(site_dir: Path, pages: Sequence[ListedPage], *, directive: 
     for page in pages:
         if page.marked:
             continue
-        element = directive_element(page.url, twin=page.indexed) if directive else None
-        mark_html_page(site_dir, page.url, element)
+        marks = page_directive(page.url, twin=page.indexed) if directive else None
+        mark_html_page(site_dir, page.url, marks)
 
 
 def _site_name(outline: SiteOutline, entries: Sequence[_Entry]) -> str:

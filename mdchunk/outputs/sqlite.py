@@ -8,7 +8,8 @@
 - `chunks_fts`: an FTS5 index (external content: `chunks`) over `headerBreadcrumb`,
   `sectionTitle`, `fileTitle` and `originalText`, tokenized with `porter unicode61`.
 - `meta`: `key`/`value` pairs: `schema_version` (of this file's layout), `record_schema_version`,
-  `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`.
+  `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`; `page_kinds` (the
+  site's option of that name, JSON [glob, kind] pairs) where it is set.
 
 `mdchunk.search.vectors` adds the chunks' vectors to the same file (`chunks_vec`, and the
 model's name in `meta`) when a build or `mdchunk embed` asks for them.
@@ -24,7 +25,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,12 @@ def _cell(name: str, value: Any) -> Any:
     return value
 
 
-def write_sqlite(path: Path, records: Iterable[dict[str, Any]]) -> int:
+def write_sqlite(path: Path, records: Iterable[dict[str, Any]],
+                 page_kinds: Sequence[tuple[str, str]] = ()) -> int:
     """Write native records to `path` atomically; return the number of chunks.
+
+    `page_kinds`: a site's (glob, kind) pairs (the `page_kinds` option), kept in `meta` as
+    `page_kinds` (JSON pairs) where there are any.
 
     The database is built in a temporary file beside `path`, then renamed over it: readers
     see the old file or the whole new one, never a half-written index.
@@ -77,7 +82,7 @@ def write_sqlite(path: Path, records: Iterable[dict[str, Any]]) -> int:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(handle)
     try:
-        count = _fill(Path(temporary), records)
+        count = _fill(Path(temporary), records, page_kinds)
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except BaseException:
@@ -87,7 +92,8 @@ def write_sqlite(path: Path, records: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def _fill(path: Path, records: Iterable[dict[str, Any]]) -> int:
+def _fill(path: Path, records: Iterable[dict[str, Any]],
+          page_kinds: Sequence[tuple[str, str]]) -> int:
     columns = ", ".join(f'"{name}" {_column_type(name)}' for name in COLUMNS)
     placeholders = ", ".join("?" for _ in COLUMNS)
     fts_columns = ", ".join(f'"{name}"' for name in FTS_COLUMNS)
@@ -119,6 +125,8 @@ def _fill(path: Path, records: Iterable[dict[str, Any]]) -> int:
                 "options": json.dumps(options, sort_keys=True),
                 "chunks": str(count),
             }
+            if page_kinds:
+                meta["page_kinds"] = json.dumps([list(pair) for pair in page_kinds])
             connection.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     finally:
         connection.close()

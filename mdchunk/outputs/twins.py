@@ -16,11 +16,14 @@ Each page has two Markdown files, both written from its HTML:
 The twin cannot be the file the offsets index, since its note comes first; and it cannot sit
 beside the HTML under the HTML's name with `.md` for `.html`, since that is where agents look
 for the twin on sites of `.html` urls and for the home page. Each HTML page gets a visually
-hidden directive too, right after `<body>`, outside the content that mdchunk chunks.
+hidden directive too, right after `<body>`, outside the content that mdchunk chunks, and a page
+with a twin a `<link rel="alternate" type="text/markdown">` to it at the end of its `<head>`
+(how a page names its other forms; crawlers and agents that read the head find the twin there).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import posixpath
 import re
@@ -35,7 +38,10 @@ DIRECTIVE_CLASS = "mdchunk-llms"
 _HIDDEN = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
            "clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap;border:0")
 _DIRECTIVE = re.compile(r'<div class="' + DIRECTIVE_CLASS + r'"[^>]*>.*?</div>', re.DOTALL)
+_ALTERNATE = re.compile(r'<link rel="alternate" type="text/markdown" [^>]*class="'
+                        + DIRECTIVE_CLASS + '"[^>]*>')
 _BODY = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
+_HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
 _HTML_SUFFIXES = (".html", ".htm")
 _URL_SAFE = "/:#?&=%~+@!$,;*'"
 """Characters kept as they are in the urls mdchunk writes: spaces and parentheses are
@@ -127,6 +133,25 @@ def write_twin(site_dir: Path, url: str, text: str) -> Path:
     return path
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Directive:
+    """What a build puts in a page's HTML for agents: the hidden `element` after `<body>`,
+    and the `<link>` to the twin (`alternate`; None for a page without one) in `<head>`."""
+
+    element: str
+    alternate: str | None
+
+
+def page_directive(url: str, *, twin: bool = True) -> Directive:
+    """The directive for the page at `url`, which has a twin where `twin`."""
+    alternate = None
+    if twin:
+        href = html.escape(_relative(twin_path(url), url))
+        alternate = (f'<link rel="alternate" type="text/markdown" href="{href}" '
+                     f'class="{DIRECTIVE_CLASS}">')
+    return Directive(directive_element(url, twin=twin), alternate)
+
+
 def directive_element(url: str, *, twin: bool = True) -> str:
     """The hidden directive for the page at `url`: links to `llms.txt` and (`twin`) to the
     page's twin, relative to the page (they work wherever the site is served)."""
@@ -140,16 +165,16 @@ def directive_element(url: str, *, twin: bool = True) -> str:
     return f'<div class="{DIRECTIVE_CLASS}" style="{_HIDDEN}">{text}.</div>'
 
 
-def mark_html_page(site_dir: Path, url: str, element: str | None) -> bool:
-    """Put `element` right after the `<body>` tag of the page at `url`, in place of one an
-    earlier build put there (None: only remove that one). Returns whether the file changed; a
-    page whose file is missing or has no `<body>` is left as it is."""
+def mark_html_page(site_dir: Path, url: str, directive: Directive | None) -> bool:
+    """Put `directive` in the HTML of the page at `url`, in place of one an earlier build put
+    there (None: only remove that one). Returns whether the file changed; a page whose file is
+    missing or has no `<body>` is left as it is."""
     path = site_dir / html_path(url)
     try:  # (bytes that are no UTF-8 are kept as they are: `surrogateescape` both ways)
         page = path.read_bytes().decode("utf-8", "surrogateescape")
     except OSError:
         return False
-    marked = with_directive(page, element)
+    marked = with_directive(page, directive)
     if marked is None or marked == page:
         return False
     data = marked.encode("utf-8", "surrogateescape")
@@ -157,14 +182,21 @@ def mark_html_page(site_dir: Path, url: str, element: str | None) -> bool:
     return True
 
 
-def with_directive(page: str, element: str | None) -> str | None:
-    """The HTML `page` with `element` right after its `<body>` tag, in place of one an earlier
-    build put there (None: only that one removed); None when it has no `<body>`."""
-    cleared = _DIRECTIVE.sub("", page)
+def with_directive(page: str, directive: Directive | None) -> str | None:
+    """The HTML `page` with `directive`'s element right after its `<body>` tag and its link
+    at the end of its `<head>`, in place of those an earlier build put there (None: only those
+    removed); None when it has no `<body>`."""
+    cleared = _ALTERNATE.sub("", _DIRECTIVE.sub("", page))
     body = _BODY.search(cleared)
     if body is None:
         return None
-    return cleared if element is None else cleared[:body.end()] + element + cleared[body.end():]
+    if directive is None:
+        return cleared
+    marked = cleared[:body.end()] + directive.element + cleared[body.end():]
+    head_end = _HEAD_END.search(marked, 0, body.start())
+    if directive.alternate is None or head_end is None:
+        return marked
+    return marked[:head_end.start()] + directive.alternate + marked[head_end.start():]
 
 
 def _relative(target: str, url: str) -> str:

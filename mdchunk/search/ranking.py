@@ -9,12 +9,13 @@ which live on unrelated scales. With a single ranking the hits keep that ranking
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from mdchunk.outputs.sqlite import FTS_WEIGHTS, connect
 from mdchunk.search.dense import dense_side
+from mdchunk.search.kinds import page_kinds, reorder
 from mdchunk.search.lexical import lexical_ranking
 
 #: How a search ranks: `lexical` (FTS5 BM25), `dense` (vectors), `hybrid` (both, fused) or
@@ -72,12 +73,15 @@ def one_per_section(hits: Sequence[Hit]) -> list[Hit]:
 
 
 def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
-           per_section: bool = True, weights: Sequence[float] = FTS_WEIGHTS) -> list[Hit]:
+           per_section: bool = True, weights: Sequence[float] = FTS_WEIGHTS,
+           priors: bool = True, kinds: Collection[str] = ()) -> list[Hit]:
     """The `k` best hits for `question` in the index at `path`, best first.
 
     With `per_section` (the default) at most one hit per section is returned: the section's
-    best chunk. `mode`: see `Mode`; the dense side embeds the question with the model that
-    made the index's vectors (`mdchunk.search.dense`).
+    best chunk. With `priors` (the default) hits are moved by their pages' kinds and for
+    diversity across pages and kinds (`mdchunk.search.kinds`); `kinds` keeps only the hits
+    of pages of those kinds. `mode`: see `Mode`; the dense side embeds the question with the
+    model that made the index's vectors (`mdchunk.search.dense`).
 
     Raises:
         SearchError: in mode `dense` or `hybrid`, for an index without vectors or whose model
@@ -96,11 +100,22 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
         if dense is not None:
             rankings.append(dense.ranking(question, candidates_for(k)))
         hits = _hits(connection, fuse(rankings))
+        if priors or kinds:
+            hits = _with_kinds(connection, hits, question, priors=priors, kinds=kinds)
     finally:
         connection.close()
     if per_section:
         hits = one_per_section(hits)
     return hits[:k]
+
+
+def _with_kinds(connection: Any, hits: list[Hit], question: str, *, priors: bool,
+                kinds: Collection[str]) -> list[Hit]:
+    """`hits` of pages of `kinds` (all where empty), reordered by the kinds' priors."""
+    of_page = page_kinds(connection, {hit.page_url: hit.id for hit in hits}.values())
+    if kinds:
+        hits = [hit for hit in hits if of_page.get(hit.page_url) in kinds]
+    return reorder(hits, of_page, question) if priors else hits
 
 
 def _hits(connection: Any, ranking: Sequence[tuple[int, float]]) -> list[Hit]:

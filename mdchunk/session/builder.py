@@ -30,7 +30,7 @@ from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.outputs.twins import directive_element, with_directive
+from mdchunk.outputs.twins import page_directive, with_directive
 from mdchunk.session.cache import PageCache
 from mdchunk.session.duplicate_search import DuplicateSearch
 from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
@@ -152,8 +152,8 @@ class IndexBuilder:
         if llms is None or url is None:
             return html
         indexed = source not in build.left_out
-        element = directive_element(url, twin=indexed) if llms.directive else None
-        marked = with_directive(html, element)
+        marks = page_directive(url, twin=indexed) if llms.directive else None
+        marked = with_directive(html, marks)
         if marked is None:
             return html
         build.marked[source] = indexed

@@ -26,6 +26,7 @@ from mdchunk.options import (
     check_output_path,
 )
 from mdchunk.outputs.catalog import check_formats
+from mdchunk.search.kinds import KINDS, check_kind
 from mdchunk.settings import (
     DEFAULT_FOLDER,
     DUPLICATE_MODES,
@@ -144,6 +145,10 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
                "Glob patterns of source paths whose pages are left out."),
     SiteOption("inspector", None, (bool,),
                "Write the chunk inspector (`_mdchunk/index.html`); default: under mkdocs serve."),
+    SiteOption("page_kinds", {}, (dict,),
+               f"Glob patterns over page urls and the kind of the pages they match (one of "
+               f"{', '.join(KINDS)}), for the priors of `mdchunk query` and `mdchunk mcp`; "
+               "kept in chunks.sqlite."),
     SiteOption("pagefind_output", DEFAULT_FOLDER, (str,),
                "Folder of the Pagefind bundle (format `pagefind`), relative to the site folder."),
     SiteOption("pagefind_filters", [], (list,),
@@ -153,7 +158,7 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
     SiteOption("embed_model", None, (str,),
                "Store a vector of each chunk in chunks.sqlite (needs the sqlite format), made "
                "by this model: wordllama, model2vec:NAME_OR_PATH, sentence-transformers:NAME "
-               "or fastembed:NAME (see docs/search.md)."),
+               "or fastembed:NAME (see docs/query.md)."),
     SiteOption("llms_txt", LLMS_OPTIONS["llms_txt"], (bool,),
                "Write llms.txt, llms-full.txt and each page's Markdown twin at its url with "
                "`.md` for its `/` or `.html` (`guide/install.md`, `install.md`)."),
@@ -206,6 +211,22 @@ def suggestion(name: str, engine: str, prefix: str = "", *, also: Sequence[str] 
     return (f"did you mean '{close[0]}'? " if close else "") + f"options: {', '.join(known)}"
 
 
+def _checked_page_kinds(value: Mapping[Any, Any]) -> tuple[tuple[str, str], ...]:
+    """The `page_kinds` option as (glob, kind) pairs, in the order given.
+
+    Raises:
+        OptionError: naming a pattern that is no text or a kind that is no page kind.
+    """
+    for pattern, kind in value.items():
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise OptionError("page_kinds", f"a pattern must be a glob over page urls such as "
+                              f"'changelog/*', got {pattern!r}")
+        problem = check_kind(kind)
+        if problem:
+            raise OptionError("page_kinds", f"{pattern!r}: {problem}")
+    return tuple((pattern, kind) for pattern, kind in value.items())
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class SiteFacts:
     """What the engine knows of the site that the settings depend on."""
@@ -235,6 +256,7 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
                           f"{tokenizer!r}")
     if not given["cache_dir"].strip():
         raise OptionError("cache_dir", f"must name a folder, got {given['cache_dir']!r}")
+    page_kinds = _checked_page_kinds(given["page_kinds"])
     chunking = {field.name: given[field.name] for field in dataclasses.fields(ChunkOptions)}
     inspector = given["inspector"]
     return BuildSettings(
@@ -244,7 +266,8 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
                               inspector=bool(inspector or (inspector is None and site.serving)),
                               pagefind_filters=tuple(given["pagefind_filters"])),
         index=check_output_path(given["output"]), site_url=site.site_url,
-        exclude=tuple(given["exclude"]), write_markdown=given["write_markdown"],
+        exclude=tuple(given["exclude"]), page_kinds=page_kinds,
+        write_markdown=given["write_markdown"],
         workers=given["workers"], tokenizer=given["tokenizer"],
         pagefind=PagefindSettings.validated(
             folder=given["pagefind_output"], search_page=given["pagefind_search_page"],

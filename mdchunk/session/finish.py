@@ -113,7 +113,8 @@ class IndexWriter:
         try:
             return write_records(self.site_dir, {name: records_of(name) for name in formats},
                                  output=self.settings.index,
-                                 pagefind_output=self.settings.pagefind.folder)
+                                 pagefind_output=self.settings.pagefind.folder,
+                                 page_kinds=self.settings.page_kinds)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
 

@@ -1,0 +1,239 @@
+"""Page kinds and the priors search gives them: what a page is (a guide, API reference, a
+changelog, a blog or news post, an index page) and where its hits rank for a question.
+
+A page's kind comes, first match wins, from:
+
+1. its front matter: `search: {kind: changelog}` (beside Material's `search: {exclude,
+   boost}`);
+2. the site's `page_kinds` option: glob patterns over page urls and the kind of the pages they
+   match (`{"changelog/*": changelog, "api/**": reference}`), kept in `chunks.sqlite`'s `meta`
+   table (key `page_kinds`) by the `sqlite` format;
+3. its url and title: a path segment or title such as `changelog`, `release-notes`, `news`,
+   `history`, `what's new` (changelog), `blog` (blog), `genindex`, `tags` (index); a path
+   segment `api` or `reference` (reference: not a title, as "Web Crypto API" in a site whose
+   every page is reference);
+4. else `guide`.
+
+The priors (`reorder`) move hits by rank, never by score (fused scores of unrelated scales are
+not comparable):
+
+- hits of `changelog` and `blog` pages rank below every other hit, unless the question names a
+  version (`2.4`, `v18`, `version 3`), a year or date, or asks about releases or news
+  (`QUESTION_IN_TIME`); hits of `index` pages always rank below the others;
+- a page's sections past its first `PAGE_SHARE` rank below the first `PAGE_SHARE` sections of
+  every page (diversity across pages: not five sections of one API page);
+- the best section of each main kind (guide, reference) among the first `KIND_REACH` hits
+  ranks `KIND_SLOT`th or better, so that a task question keeps a guide section among API
+  entries and an API question a reference entry among guides.
+
+Every move depends on the order of the hits, never on how many are asked for: the first k
+hits of a search are the first k of a longer one.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any, Protocol, TypeVar
+
+#: The kinds of page, in the order they are documented.
+KINDS: tuple[str, ...] = ("guide", "reference", "changelog", "blog", "index")
+
+#: Kinds whose hits rank below the others unless the question is about a time or version.
+DATED_KINDS = frozenset({"changelog", "blog"})
+
+#: Kinds whose hits always rank below the others (lists of links, not answers).
+INDEX_KINDS = frozenset({"index"})
+
+#: Kinds each of which keeps its best section among the first `KIND_SLOT` hits.
+MAIN_KINDS: tuple[str, ...] = ("guide", "reference")
+
+#: Sections of one page that keep their rank; the page's others come after every page's first.
+PAGE_SHARE = 2
+
+#: The rank (1-based) the best section of a main kind is moved up to, when it is lower...
+KIND_SLOT = 3
+
+#: ... but not beyond this rank (a section further down matches too little to be moved up).
+KIND_REACH = 30
+
+#: The `meta` key of `chunks.sqlite` holding the site's `page_kinds` option (JSON pairs).
+META_KEY = "page_kinds"
+
+#: Path segments and titles (lower case, `-`/`_`/space-separated) that name a kind.
+_SEGMENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("index", re.compile(r"(genindex|py-modindex|modindex|tags|sitemap)")),
+    ("changelog", re.compile(
+        r"(change[-_ ]?log|changes|release[-_ ]?notes|releases?|release[-_ ]history|history"
+        r"|news|whats?[-_ ]?new|what[-_ ]s[-_ ]new|version[-_ ]history)")),
+    ("blog", re.compile(r"blog")),
+    ("reference", re.compile(r"(api|apis|reference|references|api[-_ ]reference|ref)")),
+)
+_TITLES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("index", re.compile(r"^(index|general index|module index|python module index|tags)$")),
+    ("changelog", re.compile(r"\b(change ?log|release notes|what'?s new|version history"
+                             r"|release history)\b|^(releases?|history|news|changes)$")),
+    ("blog", re.compile(r"^blog\b")),
+)
+
+#: A question about a time or a version: a version number, a year or date, or words asking
+#: about releases and news.
+QUESTION_IN_TIME = re.compile(
+    r"\bv\d+\b|\b\d+\.\d+(\.\d+)*\b|\b(version|release)\s*\d+\b"
+    r"|\b(1[89]|20)\d\d\b"
+    r"|\b(versions?|releases?|released|changelog|release notes|what'?s new|news|blog"
+    r"|announce(d|ment)?|introduced|since when|when was)\b",
+    re.IGNORECASE)
+
+
+class Ranked(Protocol):
+    """What `reorder` needs of a hit: its section (`url`) and its page (`page_url`)."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def page_url(self) -> str: ...
+
+
+_H = TypeVar("_H", bound=Ranked)
+
+
+def check_kind(kind: object) -> str | None:
+    """Why `kind` is no page kind (None when it is one), for an option's message."""
+    if isinstance(kind, str) and kind in KINDS:
+        return None
+    return f"{kind!r} is no page kind; kinds: {', '.join(KINDS)}"
+
+
+def kind_of_url(page_url: str, title: str) -> str:
+    """A page's kind from its url's path segments and its title (`guide` when nothing names
+    another): `changelog/`, `release-notes.html`, `blog/2024/`, `api/fs.html`, a title
+    `What's new`."""
+    path = PurePosixPath(page_url.partition("#")[0])
+    segments = [PurePosixPath(part).stem.lower() for part in path.parts]
+    segments = [part for part in segments if part not in ("", "index")]
+    for kind, pattern in _SEGMENTS:
+        if any(pattern.fullmatch(segment) for segment in segments):
+            return kind
+    words = " ".join(title.lower().replace("-", " ").replace("_", " ").split())
+    for kind, pattern in _TITLES:
+        if pattern.search(words):
+            return kind
+    return "guide"
+
+
+def kind_from_front_matter(front_matter: object) -> str | None:
+    """The kind a page's front matter gives (`search: {kind: changelog}`), if a known one."""
+    if not isinstance(front_matter, Mapping):
+        return None
+    search = front_matter.get("search")
+    kind = search.get("kind") if isinstance(search, Mapping) else None
+    return kind if isinstance(kind, str) and kind in KINDS else None
+
+
+def kind_from_patterns(page_url: str, patterns: Sequence[tuple[str, str]]) -> str | None:
+    """The kind of the first `(glob, kind)` pair whose glob matches the page url (with or
+    without its trailing `/`)."""
+    for pattern, kind in patterns:
+        if any(fnmatch.fnmatchcase(url, pattern) for url in (page_url, page_url.rstrip("/"))):
+            return kind
+    return None
+
+
+def page_kinds(connection: sqlite3.Connection, chunk_ids: Iterable[str]) -> dict[str, str]:
+    """The kind of the page of each chunk of `chunk_ids` (one chunk a page is enough: its
+    pages share their front matter and title) in the index of `connection`, by page url:
+    from the chunk's front matter and title, the index's `page_kinds` and its url."""
+    wanted = sorted(set(chunk_ids))
+    if not wanted:
+        return {}
+    patterns = stored_patterns(connection)
+    marks = ", ".join("?" for _ in wanted)
+    rows = connection.execute(  # by the primary key: no scan of the long rows
+        f"SELECT pageUrl, fileTitle, metadata FROM chunks WHERE id IN ({marks})",
+        wanted).fetchall()
+    kinds: dict[str, str] = {}
+    for page_url, title, metadata in rows:
+        if page_url in kinds:
+            continue
+        front_matter = _loaded(metadata).get("frontMatter")
+        kinds[page_url] = (kind_from_front_matter(front_matter)
+                           or kind_from_patterns(page_url, patterns)
+                           or kind_of_url(page_url, title or ""))
+    return kinds
+
+
+def stored_patterns(connection: sqlite3.Connection) -> list[tuple[str, str]]:
+    """The `page_kinds` pairs an index holds (none where it was built without them)."""
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    except sqlite3.Error:
+        return []
+    pairs = _loaded(row[0]) if row else []
+    if not isinstance(pairs, list):
+        return []
+    return [(str(pair[0]), str(pair[1])) for pair in pairs
+            if isinstance(pair, list) and len(pair) == 2 and pair[1] in KINDS]
+
+
+def _loaded(text: object) -> Any:
+    if not isinstance(text, str):
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {}
+
+
+def in_time(question: str) -> bool:
+    """Whether a question is about a time or a version (`QUESTION_IN_TIME`): then changelog and
+    blog pages keep their rank."""
+    return QUESTION_IN_TIME.search(question) is not None
+
+
+def reorder(hits: Sequence[_H], kinds: Mapping[str, str], question: str) -> list[_H]:
+    """`hits` (best first) moved by their pages' kinds and by diversity across pages and
+    kinds (see the module's docstring)."""
+    low = INDEX_KINDS if in_time(question) else INDEX_KINDS | DATED_KINDS
+    ordered = sorted(hits, key=_tiers(hits, lambda hit: kinds.get(hit.page_url, "guide") in low))
+    return _kinds_in_view(ordered, lambda hit: kinds.get(hit.page_url, "guide"))
+
+
+def _tiers(hits: Sequence[_H], is_low: Callable[[_H], bool]) -> Callable[[_H], tuple[int, int]]:
+    """The sort key of a hit: low kinds last, then a page's sections past its first
+    `PAGE_SHARE` after every page's first ones, then the hit's own rank (chunks of one section
+    share their section's place)."""
+    by_kind = sorted(range(len(hits)), key=lambda index: is_low(hits[index]))
+    seen: dict[str, list[str]] = {}
+    crowded: set[str] = set()
+    for index in by_kind:
+        hit = hits[index]
+        sections = seen.setdefault(hit.page_url, [])
+        if hit.url not in sections:
+            sections.append(hit.url)
+            if len(sections) > PAGE_SHARE:
+                crowded.add(hit.url)
+    position = {id(hit): index for index, hit in enumerate(hits)}
+    return lambda hit: (2 * is_low(hit) + (hit.url in crowded), position[id(hit)])
+
+
+def _kinds_in_view(hits: list[_H], kind_of: Callable[[_H], str]) -> list[_H]:
+    """`hits` with the best section of each main kind within the first `KIND_REACH` moved up
+    to rank `KIND_SLOT` where it ranks lower (two such sections: to ranks `KIND_SLOT` - 1 and
+    `KIND_SLOT`, in their order), with the other chunks of its section (they all follow its
+    best, being of the same kind)."""
+    firsts = [next((index for index, hit in enumerate(hits[:KIND_REACH])
+                    if kind_of(hit) == kind), None) for kind in MAIN_KINDS]
+    lifted = {hits[index].url for index in sorted(i for i in firsts if i is not None)
+              if index >= KIND_SLOT}
+    if not lifted:
+        return hits
+    moved = [hit for hit in hits if hit.url in lifted]
+    rest = [hit for hit in hits if hit.url not in lifted]
+    kept = KIND_SLOT - len(lifted)
+    return rest[:kept] + moved + rest[kept:]
