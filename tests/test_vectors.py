@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from mkdocs.exceptions import Abort
 
 from mdchunk.cli import main
-from mdchunk.errors import OptionError
+from mdchunk.errors import MdChunkError, OptionError
 from mdchunk.search import SearchError, search
 from mdchunk.search.embedders import (
     BATCH_CHARACTERS,
@@ -45,7 +45,9 @@ from mdchunk.search.vectors import (
     text_digest,
     vector_blob,
 )
+from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts, build_settings
+from mdchunk.settings import BuildSettings
 from tests.conftest import SiteBuilder
 from tests.test_sphinx import CONF, make_project, sphinx_build
 
@@ -295,6 +297,12 @@ def test_the_option_needs_the_sqlite_format() -> None:
         build_settings({"embed_model": "bert", **SQLITE}, SiteFacts())
     assert build_settings({"embed_model": "model2vec:./m", **SQLITE},
                           SiteFacts()).embed_model == "model2vec:./m"
+
+
+def test_a_builder_made_without_the_sqlite_format_refuses_the_model(tmp_path: Path) -> None:
+    """Settings made without `build_settings` (the Python API) are checked too."""
+    with pytest.raises(MdChunkError, match="embed_model needs the sqlite format"):
+        IndexBuilder(BuildSettings(embed_model="wordllama"), site_dir=tmp_path / "site")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("fastembed") is not None,

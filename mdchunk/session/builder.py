@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdchunk.chunking.model import PageInput, build_time
 from mdchunk.chunking.tokens import tokenizer_choice
+from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed
@@ -75,7 +76,7 @@ class IndexBuilder:
         check_formats(settings.output.formats)
         tokenizer_choice(settings.tokenizer)
         pagefind_needed(settings.output.formats)
-        self._embedder = _embedder(settings.embed_model)
+        self._embedder = _embedder(settings)
         self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-cache-")
         self.kept_cache = cache
@@ -355,14 +356,16 @@ _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, o
                     small=0, warnings=(), notes=(), inspector=None)
 
 
-def _embedder(model: str | None) -> Embedder | None:
+def _embedder(settings: BuildSettings) -> Embedder | None:
     """The model of `embed_model`, loaded when the build starts (so that a model that cannot
     be had stops it before any page is chunked)."""
-    if model is None:
+    if settings.embed_model is None:
         return None
+    if "sqlite" not in settings.output.formats:
+        raise MdChunkError("embed_model needs the sqlite format, which holds the vectors")
     from mdchunk.search.embedders import load_embedder
 
-    return load_embedder(model)
+    return load_embedder(settings.embed_model)
 
 
 def _page_key(page: PageInput, site_url: str) -> str:
