@@ -398,7 +398,7 @@ def test_an_index_without_vectors_is_searched_lexically_and_says_so_once(
 # -- a model2vec model made here, the command, sqlite-vec ----------------------------------------
 
 
-def make_model2vec(folder: Path) -> Path:
+def make_model2vec(folder: Path, seed: int = 31) -> Path:
     """A model2vec model of a small vocabulary: random vectors and a word-level tokenizer."""
     from model2vec import StaticModel
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
@@ -409,7 +409,7 @@ def make_model2vec(folder: Path) -> Path:
                                            unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.Lowercase()
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    vectors = np.random.default_rng(31).standard_normal((len(words), 24)).astype(np.float32)
+    vectors = np.random.default_rng(seed).standard_normal((len(words), 24)).astype(np.float32)
     StaticModel(vectors=vectors, tokenizer=tokenizer).save_pretrained(str(folder))
     return folder
 
@@ -488,6 +488,30 @@ def test_without_numpy_search_is_lexical(make_site: SiteBuilder, tmp_path: Path)
     assert "search is lexical only" in auto.stderr and "mdchunk[search]" in auto.stderr
     hybrid = query_without_numpy(plain, "install on linux", "--mode", "hybrid")
     assert hybrid.returncode == 1 and "numpy, which is not installed" in hybrid.stderr
+
+
+@needs_model2vec
+def test_a_search_reads_vectors_again_once_another_model_wrote_them(
+        make_site: SiteBuilder, tmp_path: Path) -> None:
+    """Even where the file's size, inode and time are those it had (a coarse clock)."""
+    index = build_site(make_site) / "chunks.sqlite"
+    first, second = (f"model2vec:{make_model2vec(tmp_path / name, seed)}"
+                     for name, seed in (("first", 1), ("second", 2)))
+    embed_index(index, first)
+    before = os.stat(index)
+    ranked = search(index, "install linux", 3, mode="dense", priors=False)
+    embed_index(index, second)
+    os.utime(index, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (os.stat(index).st_ino, os.stat(index).st_size) == (before.st_ino, before.st_size)
+    model = load_embedder(second)
+    texts = chunk_texts(index)
+    scores = model.embed([text for _id, text in texts.values()]) @ model.embed(
+        ["install linux"])[0]
+    best = sorted(zip([chunk_id for chunk_id, _ in texts.values()], scores, strict=True),
+                  key=lambda pair: -pair[1])
+    hits = search(index, "install linux", 3, mode="dense", priors=False, per_section=False)
+    assert [hit.id for hit in hits] == [chunk_id for chunk_id, _ in best[:3]]
+    assert [hit.score for hit in hits] != [hit.score for hit in ranked]
 
 
 def test_the_command_names_what_is_wrong(make_site: SiteBuilder, tmp_path: Path) -> None:

@@ -12,12 +12,13 @@ import dataclasses
 import functools
 import logging
 import os
+import sqlite3
 from pathlib import Path
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.sqlite import connect
 from mdchunk.search.embedders import Embedder, EmbedderError, cached_embedder
-from mdchunk.search.vectors import StoredVectors, VectorError, read_vectors
+from mdchunk.search.vectors import META_KEY, StoredVectors, VectorError, read_vectors
 
 _log = logging.getLogger("mdchunk.search")
 
@@ -53,8 +54,9 @@ class DenseSide:
         return [(int(self.vectors.rowids[index]), float(scores[index])) for index in best]
 
 
-def dense_side(path: Path, mode: str) -> DenseSide | None:
-    """The dense side of a search of the index at `path` in `mode` (None: lexical only).
+def dense_side(path: Path, mode: str, connection: sqlite3.Connection) -> DenseSide | None:
+    """The dense side of a search of the index at `path` (open as `connection`) in `mode`
+    (None: lexical only).
 
     Raises:
         SearchError: in mode `dense` or `hybrid`, when the index has no vectors or their
@@ -63,7 +65,7 @@ def dense_side(path: Path, mode: str) -> DenseSide | None:
     if mode == "lexical":
         return None
     try:
-        return _side(path)
+        return _side(path, connection)
     except SearchError as error:
         if mode != "auto":
             raise
@@ -72,14 +74,14 @@ def dense_side(path: Path, mode: str) -> DenseSide | None:
         return None
 
 
-def _side(path: Path) -> DenseSide:
+def _side(path: Path, connection: sqlite3.Connection) -> DenseSide:
     try:
-        vectors = _stored_vectors(str(path.resolve()), _stamp(path))
+        vectors = _stored_vectors(str(path.resolve()), _stamp(path, connection))
     except VectorError as error:
         raise SearchError(f"{path}: {error}") from error
     if vectors is None:
-        raise NoVectorsError(f"{path} has no vectors: add them with `mdchunk embed {path}` (or "
-                          "the embed_model option of the build)")
+        raise NoVectorsError(f"{path} has no vectors: add them with `mdchunk embed {path}` "
+                             "(or the embed_model option of the build)")
     embedder = cached_embedder(vectors.model)
     if isinstance(embedder, EmbedderError):
         raise SearchError(f"{path}: the model of its vectors cannot be had: {embedder}")
@@ -89,15 +91,18 @@ def _side(path: Path) -> DenseSide:
     return DenseSide(vectors, embedder)
 
 
-def _stamp(path: Path) -> tuple[int, int, int]:
+def _stamp(path: Path, connection: sqlite3.Connection) -> tuple[int, int, int, str]:
     """What tells one state of the file from another (its vectors are read again after it
-    changed)."""
+    changed): its inode, size and time of change, and the key of its vectors' model (which
+    tells apart vectors of two models of one dimension written within one tick of the
+    clock)."""
     status = os.stat(path)
-    return status.st_ino, status.st_size, status.st_mtime_ns
+    row = connection.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    return status.st_ino, status.st_size, status.st_mtime_ns, str(row[0]) if row else ""
 
 
 @functools.lru_cache(maxsize=4)
-def _stored_vectors(path: str, _stamp: tuple[int, int, int]) -> StoredVectors | None:
+def _stored_vectors(path: str, _stamp: tuple[int, int, int, str]) -> StoredVectors | None:
     """The vectors of the index at `path` as it is at `_stamp`, read once per process."""
     connection = connect(Path(path))
     try:

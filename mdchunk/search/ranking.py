@@ -93,7 +93,7 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
         raise ValueError(f"search mode must be one of {', '.join(MODES)}, got {mode!r}")
     connection = connect(path)
     try:
-        dense = dense_side(path, mode)
+        dense = dense_side(path, mode, connection)
         rankings: list[list[tuple[int, float]]] = []
         if mode != "dense":
             rankings.append(lexical_ranking(connection, question, candidates_for(k), weights))
