@@ -27,6 +27,7 @@ from mkdocs.exceptions import Abort
 
 from mdchunk.cli import main
 from mdchunk.errors import MdChunkError, OptionError
+from mdchunk.outputs.sqlite import read_sqlite, write_sqlite
 from mdchunk.search import SearchError, search
 from mdchunk.search.embedders import (
     BATCH_CHARACTERS,
@@ -265,6 +266,37 @@ def test_a_failing_model_leaves_the_vectors_as_they_were(make_site: SiteBuilder)
     with pytest.raises(RuntimeError, match="second batch"):
         embed_index(index, failing, batch_size=2)
     assert len(calls) == 2 and stored(index) == before
+
+
+@needs_wordllama
+def test_a_build_embeds_before_its_index_replaces_the_last_one(make_site: SiteBuilder,
+                                                               tmp_path: Path) -> None:
+    """What `embed_model` runs through: a failure while the new file is completed leaves the
+    last index, vectors and all, and no temporary file."""
+    index = build_site(make_site, embed_model="wordllama") / "chunks.sqlite"
+    before = index.read_bytes()
+    records = read_sqlite(index)
+
+    def fail(path: Path) -> None:
+        embed_index(path, "wordllama")
+        raise OSError("no space left on device")
+
+    with pytest.raises(OSError, match="no space left"):
+        write_sqlite(index, records, complete=fail)
+    assert index.read_bytes() == before
+    assert sorted(path.name for path in index.parent.iterdir()
+                  if path.name.startswith(".chunks.sqlite")) == []
+    counts: list[Any] = []
+    write_sqlite(index, records, complete=lambda path: counts.append(
+        embed_index(path, "wordllama")))
+    assert counts[0].chunks == len(records) and stored(index)[1] == stored_before(before, tmp_path)
+
+
+def stored_before(data: bytes, folder: Path) -> dict[int, tuple[str, bytes]]:
+    """The vectors of an index file's bytes."""
+    copy = folder / "copy.sqlite"
+    copy.write_bytes(data)
+    return stored(copy)[1]
 
 
 # -- the option in both engines ------------------------------------------------------------------

@@ -44,6 +44,7 @@ from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
     from mdchunk.search.embedders import Embedder
+    from mdchunk.search.vectors import EmbedCounts
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -76,7 +77,7 @@ class IndexBuilder:
         check_formats(settings.output.formats)
         tokenizer_choice(settings.tokenizer)
         pagefind_needed(settings.output.formats)
-        self._embedder = _embedder(settings)
+        embedder = _embedder(settings)
         self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-cache-")
         self.kept_cache = cache
@@ -84,7 +85,7 @@ class IndexBuilder:
         folder = cache if cache is not None else Path(self._temporary.name)  # type: ignore[union-attr]
         self.cache = PageCache(folder, settings.fingerprint(), log=self.log)
         self.index = IndexPages(self.cache, site_dir)
-        self.writer = IndexWriter(settings, site_dir, self.index, self.log)
+        self.writer = IndexWriter(settings, site_dir, self.index, self.log, embedder)
         self._files = PageFiles(settings, site_dir, self.cache)
         self._job = PageJob(JobSettings(
             settings.options, build_time(), settings.page_settings(), self.cache.folder,
@@ -234,8 +235,8 @@ class IndexBuilder:
         marked = time.perf_counter()
         marks = self._duplicates.marks() if searching else {}
         duplicates = time.perf_counter() - marked
-        written = writer.outputs(sources, marks)
-        vectors = writer.vectors(written, self._embedder)
+        embedded: list[EmbedCounts] = []
+        written = writer.outputs(sources, marks, None if writer.embedder is None else embedded)
         written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
         log_build_times(self.log, self.index, where="in the worker process" if self._pool
@@ -249,7 +250,7 @@ class IndexBuilder:
                        time.perf_counter() - began)
         self.index.new_build()
         return BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
-                            marks, self.kept_cache, vectors)
+                            marks, self.kept_cache, embedded[0] if embedded else None)
 
     def abandon(self) -> None:
         """Drop what the build under way was doing (the engine's build failed)."""

@@ -92,14 +92,20 @@ class IndexWriter:
     order given to each method) with `settings`, into `site_dir`."""
 
     def __init__(self, settings: BuildSettings, site_dir: Path, index: IndexPages,
-                 log: logging.Logger | logging.LoggerAdapter[Any]) -> None:
+                 log: logging.Logger | logging.LoggerAdapter[Any],
+                 embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.site_dir = site_dir
         self.index = index
         self.log = log
+        self.embedder = embedder
+        """The model of `embed_model` (None: no vectors)."""
 
-    def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate]
-                       ) -> dict[str, Path]:
+    def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate],
+                embedded: list[EmbedCounts] | None = None) -> dict[str, Path]:
+        """Write every format of the index, each file atomically. With `embedded` (a list,
+        given where `embed_model` asks for vectors), the chunks' vectors go into the SQLite
+        file before it replaces the last one, and what the embedding did into `embedded`."""
         formats = check_formats(self.settings.output.formats)
         drop = self.settings.duplicates == "drop"
 
@@ -114,21 +120,21 @@ class IndexWriter:
             return write_records(self.site_dir, {name: records_of(name) for name in formats},
                                  output=self.settings.index,
                                  pagefind_output=self.settings.pagefind.folder,
-                                 page_kinds=self.settings.page_kinds)
+                                 page_kinds=self.settings.page_kinds,
+                                 complete_sqlite=None if embedded is None
+                                 else lambda path: embedded.append(self._embed(path)))
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
 
-    def vectors(self, written: Mapping[str, Path], embedder: Embedder | None
-                ) -> EmbedCounts | None:
-        """Store the vectors of the chunks by `embedder` in the SQLite file just written (None:
-        none asked for), through an embedding cache beside the page cache's entries, which
-        keeps the vectors of this index only."""
-        if embedder is None:
-            return None
+    def _embed(self, sqlite: Path) -> EmbedCounts:
+        """Store the vectors of the chunks in the SQLite file `sqlite` by the build's model,
+        through an embedding cache beside the page cache's entries, which keeps the vectors of
+        this index only."""
         from mdchunk.search.vectors import CACHE_FILE, EmbedCache, embed_index
 
+        assert self.embedder is not None
         cache = EmbedCache(self.index.cache.folder / CACHE_FILE, log=self.log)
-        return embed_index(written["sqlite"], embedder, cache, prune_cache=True)
+        return embed_index(sqlite, self.embedder, cache, prune_cache=True)
 
     def agent_outputs(self, sources: Sequence[str], outline: SiteOutline
                              ) -> dict[str, Path]:
