@@ -212,6 +212,9 @@ class BuildSettings:
     duplicates: DuplicateMode = "mark"
     """Duplicate chunks: marked in the native index (`mark`), also left out of the embedding
     formats (`drop`), or not looked for (`off`)."""
+    embed_model: str | None = None
+    """The model whose vectors of the chunks go into `chunks.sqlite` (`mdchunk.search.vectors`);
+    None: none."""
 
     def page_settings(self) -> OutputSettings:
         """What to make of each page: `output`, and what the agent outputs and the duplicate

@@ -200,5 +200,6 @@ def test_a_quick_run_prints_every_row(capsys: pytest.CaptureFixture[str]) -> Non
                       "BM25 whole pages (page hit)", "BM25 mdchunk chunks"):
         assert retriever in rows, retriever
     assert "**macro** (2 sites)" in out
-    for mode in ("dense", "hybrid"):  # measured, or one row saying why not
-        assert "unavailable: " in rows[f"mdchunk {mode}"] or "[" in rows[f"mdchunk {mode}"]
+    for mode in ("dense", "hybrid"):  # measured (the macro row has intervals), or saying why not
+        lines = [line for line in out.splitlines() if line.startswith(f"| mdchunk {mode} |")]
+        assert any("unavailable: " in line or "[" in line for line in lines), lines

@@ -1,5 +1,5 @@
 """`mdchunk query` and `mdchunk mcp`: answers from a written index, to a person in the terminal
-or to an AI assistant over MCP."""
+or to an AI assistant over MCP; `mdchunk embed`: the vectors the search ranks by too."""
 
 from __future__ import annotations
 
@@ -22,22 +22,31 @@ from mdchunk.search.kinds import KINDS
               help="Show every matching chunk, not only the best one of each section.")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
               help="Only pages of this kind (repeat for several).")
+@click.option("--mode", type=click.Choice(["auto", "lexical", "dense", "hybrid"]),
+              default="auto", show_default=True,
+              help="lexical (words, bm25), dense (the index's vectors), hybrid (both, fused); "
+                   "auto: hybrid where the index has vectors and their model loads.")
 def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool,
-          kinds: tuple[str, ...]) -> None:
+          kinds: tuple[str, ...], mode: str) -> None:
     """Search INDEX (a chunks.sqlite or chunks.jsonl, or the folder holding it) for QUESTION.
 
     Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
-    and titles weigh more than in body text); one hit per section, changelog, blog and index
-    pages below guides and reference unless the question names a version or a date, and at
-    most two sections of one page before every other page's first two (docs/ranking.md). A
-    chunks.jsonl is indexed on the fly; for repeated searches, write chunks.sqlite at build
-    time (`formats: [native, sqlite]`).
+    and titles weigh more than in body text); where the index has vectors (`mdchunk embed`),
+    the chunks nearest to the question too, the two rankings fused (docs/query.md). One hit
+    per section, changelog, blog and index pages below guides and reference unless the
+    question names a version or a date, and at most two sections of one page before every
+    other page's first two (docs/ranking.md). A chunks.jsonl is indexed on the fly; for
+    repeated searches, write chunks.sqlite at build time (`formats: [native, sqlite]`).
     """
     import sqlite3
 
+    from mdchunk.errors import MdChunkError
+
     path = _searchable(index)
     try:
-        hits = _search(path, question, k, per_section=not all_chunks, kinds=kinds)
+        hits = _search(path, question, k, per_section=not all_chunks, kinds=kinds, mode=mode)
+    except MdChunkError as error:
+        raise click.ClickException(str(error)) from error
     except (sqlite3.Error, OSError, ValueError) as error:
         raise click.ClickException(
             f"{path}: cannot search: {error}; give a chunks.sqlite (formats: [native, sqlite]) "
@@ -77,6 +86,56 @@ def _search(path: Path, question: str, k: int, **options: Any) -> list[Any]:
         database = Path(folder) / "chunks.sqlite"
         write_sqlite(database, read_index(path))
         return search(database, question, k, **options)
+
+
+@click.command()
+@click.argument("index", type=click.Path(exists=True, path_type=Path))
+@click.option("--model", help="The embedding model: wordllama (the default, unless the index "
+                              "has vectors of another), model2vec:NAME_OR_PATH, "
+                              "sentence-transformers:NAME or fastembed:NAME.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the embedding cache (default: "
+                   "$XDG_CACHE_HOME/mdchunk/embeddings).")
+@click.option("--no-cache", is_flag=True, help="Use and keep no embedding cache.")
+def embed(index: Path, model: str | None, cache_dir: Path | None, no_cache: bool) -> None:
+    """Store a vector of each chunk of INDEX (a chunks.sqlite, or the site folder holding
+    it) in the index itself, for `mdchunk query` and `mdchunk mcp` to rank by.
+
+    Each chunk's embedText is embedded; a text whose vector by the same model is in the index
+    already, or in the embedding cache, is not embedded again. Needs pip install
+    'mdchunk[search]' (wordllama) or 'mdchunk[embed]' (the other kinds).
+    """
+    from mdchunk.errors import MdChunkError
+    from mdchunk.search.embedders import DEFAULT_MODEL
+    from mdchunk.search.vectors import CACHE_FILE, EmbedCache, default_cache_folder, embed_index
+
+    path = index / "chunks.sqlite" if index.is_dir() else index
+    folder = cache_dir or default_cache_folder()
+    cache = None if no_cache else EmbedCache(folder / CACHE_FILE)
+    try:
+        counts = embed_index(path, model or _index_model(path) or DEFAULT_MODEL, cache)
+    except MdChunkError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(f"{path}: {counts.describe()}")
+
+
+def _index_model(path: Path) -> str | None:
+    """The model of the index's vectors, when it has some."""
+    import sqlite3
+
+    from mdchunk.outputs.sqlite import connect
+    from mdchunk.search.vectors import META_MODEL
+
+    try:
+        connection = connect(path)
+        try:
+            row = connection.execute("SELECT value FROM meta WHERE key = ?",
+                                     (META_MODEL,)).fetchone()
+        finally:
+            connection.close()
+    except (sqlite3.Error, OSError):
+        return None  # (embed_index says what is wrong with the file)
+    return str(row[0]) if row else None
 
 
 @click.command("mcp")

@@ -7,7 +7,7 @@ format is written: a build writes the formats it selected, and loads only their 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,7 +18,8 @@ from mdchunk.settings import DEFAULT_FOLDER
 
 def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
                   output: str = "chunks.jsonl", pagefind_output: str = DEFAULT_FOLDER,
-                  page_kinds: Sequence[tuple[str, str]] = ()) -> dict[str, Path]:
+                  page_kinds: Sequence[tuple[str, str]] = (),
+                  complete_sqlite: Callable[[Path], object] | None = None) -> dict[str, Path]:
     """Write the merged records of each format (JSON text, as `page_records` makes them) into
     `site_dir`, each file (or folder) atomically.
 
@@ -26,7 +27,8 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
     Pagefind bundle and the chunk files need the records' fields, and decode each record as
     it goes to them. `output` and `pagefind_output`: where the native index and the Pagefind
     bundle go, relative to `site_dir`; `page_kinds`: the site's (glob, kind) pairs, kept in
-    the SQLite file for search (`mdchunk.search.kinds`).
+    the SQLite file for search (`mdchunk.search.kinds`); `complete_sqlite`: adds to the SQLite
+    file before it replaces the last one (`write_sqlite`'s `complete`).
 
     Raises:
         PageError: when two pages would write the same chunk file (`files`).
@@ -50,7 +52,8 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
         elif layout == "sqlite":
             from mdchunk.outputs.sqlite import write_sqlite
 
-            write_sqlite(target, map(json.loads, format_records), page_kinds=page_kinds)
+            write_sqlite(target, map(json.loads, format_records), page_kinds=page_kinds,
+                         complete=complete_sqlite)
         else:
             write_jsonl(target, format_records)
         written[name] = target

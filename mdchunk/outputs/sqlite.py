@@ -11,6 +11,9 @@
   `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`; `page_kinds` (the
   site's option of that name, JSON [glob, kind] pairs) where it is set.
 
+`mdchunk.search.vectors` adds the chunks' vectors to the same file (`chunks_vec`, and the
+model's name in `meta`) when a build or `mdchunk embed` asks for them.
+
 Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb weighs 4 times,
 in the section or page title 3 and 2 times, a word in the body text; see `mdchunk.search`.
 """
@@ -22,7 +25,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +69,13 @@ def _cell(name: str, value: Any) -> Any:
 
 
 def write_sqlite(path: Path, records: Iterable[dict[str, Any]],
-                 page_kinds: Sequence[tuple[str, str]] = ()) -> int:
+                 page_kinds: Sequence[tuple[str, str]] = (), *,
+                 complete: Callable[[Path], object] | None = None) -> int:
     """Write native records to `path` atomically; return the number of chunks.
 
     `page_kinds`: a site's (glob, kind) pairs (the `page_kinds` option), kept in `meta` as
-    `page_kinds` (JSON pairs) where there are any.
+    `page_kinds` (JSON pairs) where there are any. `complete`: called with the temporary file
+    once the records are in it, to add to it (the chunks' vectors) before it replaces `path`.
 
     The database is built in a temporary file beside `path`, then renamed over it: readers
     see the old file or the whole new one, never a half-written index.
@@ -80,6 +85,8 @@ def write_sqlite(path: Path, records: Iterable[dict[str, Any]],
     os.close(handle)
     try:
         count = _fill(Path(temporary), records, page_kinds)
+        if complete is not None:
+            complete(Path(temporary))
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except BaseException:

@@ -2,10 +2,12 @@
 
 A question is matched against the `chunks.sqlite` of a build (`mdchunk.outputs.sqlite`): each
 side of the search ranks the index's chunks its own way (`lexical`: FTS5 BM25 over breadcrumbs,
-titles and text), the rankings are fused, and `ranking.search` returns the best hits, at most
-one per section unless asked otherwise.
+titles and text; `dense`: cosine similarity to the question of the vectors `vectors.embed_index`
+stored in the index, made by a model of `embedders`), the rankings are fused, and
+`ranking.search` returns the best hits, at most one per section unless asked otherwise.
 """
 
-from mdchunk.search.ranking import Hit, Mode, search
+from mdchunk.search.dense import SearchError
+from mdchunk.search.ranking import MODES, Hit, Mode, search
 
-__all__ = ["Hit", "Mode", "search"]
+__all__ = ["MODES", "Hit", "Mode", "SearchError", "search"]

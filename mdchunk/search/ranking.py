@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mdchunk.outputs.sqlite import FTS_WEIGHTS, connect
+from mdchunk.search.dense import dense_side
 from mdchunk.search.kinds import page_kinds, reorder
 from mdchunk.search.lexical import lexical_ranking
 
 #: How a search ranks: `lexical` (FTS5 BM25), `dense` (vectors), `hybrid` (both, fused) or
 #: `auto` (hybrid where the index holds vectors and their model loads, else lexical).
 Mode = Literal["auto", "lexical", "dense", "hybrid"]
+MODES: tuple[str, ...] = ("auto", "lexical", "dense", "hybrid")
 
 #: The rank offset of reciprocal rank fusion: 60, as in the method's paper and most engines.
 RRF_K = 60
@@ -78,13 +80,25 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
     With `per_section` (the default) at most one hit per section is returned: the section's
     best chunk. With `priors` (the default) hits are moved by their pages' kinds and for
     diversity across pages and kinds (`mdchunk.search.kinds`); `kinds` keeps only the hits
-    of pages of those kinds.
+    of pages of those kinds. `mode`: see `Mode`; the dense side embeds the question with the
+    model that made the index's vectors (`mdchunk.search.dense`).
+
+    Raises:
+        SearchError: in mode `dense` or `hybrid`, for an index without vectors or whose model
+            cannot be had.
     """
     if k <= 0:
         return []
+    if mode not in MODES:
+        raise ValueError(f"search mode must be one of {', '.join(MODES)}, got {mode!r}")
     connection = connect(path)
     try:
-        rankings = [lexical_ranking(connection, question, candidates_for(k), weights)]
+        dense = dense_side(path, mode, connection)
+        rankings: list[list[tuple[int, float]]] = []
+        if mode != "dense":
+            rankings.append(lexical_ranking(connection, question, candidates_for(k), weights))
+        if dense is not None:
+            rankings.append(dense.ranking(question, candidates_for(k)))
         hits = _hits(connection, fuse(rankings))
         if priors or kinds:
             hits = _with_kinds(connection, hits, question, priors=priors, kinds=kinds)

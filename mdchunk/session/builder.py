@@ -22,10 +22,11 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mdchunk.chunking.model import PageInput, build_time
 from mdchunk.chunking.tokens import tokenizer_choice
+from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed
@@ -40,6 +41,10 @@ from mdchunk.session.page_files import PageFiles
 from mdchunk.session.page_job import JobSettings, PageJob
 from mdchunk.session.workers import WorkerPool, WorkerStart
 from mdchunk.settings import BuildSettings
+
+if TYPE_CHECKING:
+    from mdchunk.search.embedders import Embedder
+    from mdchunk.search.vectors import EmbedCounts
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -72,6 +77,7 @@ class IndexBuilder:
         check_formats(settings.output.formats)
         tokenizer_choice(settings.tokenizer)
         pagefind_needed(settings.output.formats)
+        embedder = _embedder(settings)
         self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-cache-")
         self.kept_cache = cache
@@ -79,7 +85,7 @@ class IndexBuilder:
         folder = cache if cache is not None else Path(self._temporary.name)  # type: ignore[union-attr]
         self.cache = PageCache(folder, settings.fingerprint(), log=self.log)
         self.index = IndexPages(self.cache, site_dir)
-        self.writer = IndexWriter(settings, site_dir, self.index, self.log)
+        self.writer = IndexWriter(settings, site_dir, self.index, self.log, embedder)
         self._files = PageFiles(settings, site_dir, self.cache)
         self._job = PageJob(JobSettings(
             settings.options, build_time(), settings.page_settings(), self.cache.folder,
@@ -229,7 +235,8 @@ class IndexBuilder:
         marked = time.perf_counter()
         marks = self._duplicates.marks() if searching else {}
         duplicates = time.perf_counter() - marked
-        written = writer.outputs(sources, marks)
+        embedded: list[EmbedCounts] = []
+        written = writer.outputs(sources, marks, None if writer.embedder is None else embedded)
         written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
         log_build_times(self.log, self.index, where="in the worker process" if self._pool
@@ -243,7 +250,7 @@ class IndexBuilder:
                        time.perf_counter() - began)
         self.index.new_build()
         return BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
-                            marks, self.kept_cache)
+                            marks, self.kept_cache, embedded[0] if embedded else None)
 
     def abandon(self) -> None:
         """Drop what the build under way was doing (the engine's build failed)."""
@@ -348,6 +355,18 @@ class IndexBuilder:
 
 _EMPTY = PageOutput(source_path="", url="", markdown="", records={}, chunks=0, oversize=0,
                     small=0, warnings=(), notes=(), inspector=None)
+
+
+def _embedder(settings: BuildSettings) -> Embedder | None:
+    """The model of `embed_model`, loaded when the build starts (so that a model that cannot
+    be had stops it before any page is chunked)."""
+    if settings.embed_model is None:
+        return None
+    if "sqlite" not in settings.output.formats:
+        raise MdChunkError("embed_model needs the sqlite format, which holds the vectors")
+    from mdchunk.search.embedders import load_embedder
+
+    return load_embedder(settings.embed_model)
 
 
 def _page_key(page: PageInput, site_url: str) -> str:

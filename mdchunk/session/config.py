@@ -155,6 +155,10 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
                "Front matter keys whose values become Pagefind filters, besides `tags`."),
     SiteOption("pagefind_search_page", False, (bool,),
                "Write `_mdchunk/search.html`: Pagefind's search UI over the section bundle."),
+    SiteOption("embed_model", None, (str,),
+               "Store a vector of each chunk in chunks.sqlite (needs the sqlite format), made "
+               "by this model: wordllama, model2vec:NAME_OR_PATH, sentence-transformers:NAME "
+               "or fastembed:NAME (see docs/query.md)."),
     SiteOption("llms_txt", LLMS_OPTIONS["llms_txt"], (bool,),
                "Write llms.txt, llms-full.txt and each page's Markdown twin at its url with "
                "`.md` for its `/` or `.html` (`guide/install.md`, `install.md`)."),
@@ -269,4 +273,25 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
             folder=given["pagefind_output"], search_page=given["pagefind_search_page"],
             formats=given["formats"], site_name=site.site_name),
         llms=LlmsOptions.validated({name: given[name] for name in LLMS_OPTIONS}),
-        duplicates=given["duplicates"])
+        duplicates=given["duplicates"],
+        embed_model=_embed_model(given["embed_model"], given["formats"]))
+
+
+def _embed_model(name: str | None, formats: Sequence[str]) -> str | None:
+    """The `embed_model` option, checked (its model is loaded when the build starts).
+
+    Raises:
+        OptionError: an unknown kind of model, or no sqlite format to hold the vectors.
+    """
+    if name is None:
+        return None
+    from mdchunk.search.embedders import EmbedderError, check_model_name
+
+    try:
+        check_model_name(name)
+    except EmbedderError as error:
+        raise OptionError("embed_model", str(error)) from error
+    if "sqlite" not in formats:
+        raise OptionError("embed_model", f"needs the sqlite format, which holds the vectors; "
+                          f"got {name!r} with formats {list(formats)}: add sqlite to formats")
+    return name

@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
@@ -25,6 +25,10 @@ from mdchunk.outputs.pagefind_bundle import record_language, write_search_page
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
 from mdchunk.session.index_pages import IndexPages
 from mdchunk.settings import BuildSettings
+
+if TYPE_CHECKING:
+    from mdchunk.search.embedders import Embedder
+    from mdchunk.search.vectors import EmbedCounts
 
 _T = TypeVar("_T")
 
@@ -47,6 +51,8 @@ class BuildSummary:
     """The duplicate chunks of the index, by id (see `mdchunk.outputs.duplicates`)."""
     cache: Path | None = None
     """The page cache's folder, when it is kept across builds."""
+    vectors: EmbedCounts | None = None
+    """What the embedding of the chunks did (`embed_model`), when it was asked for."""
 
     def describe(self) -> str:
         """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`."""
@@ -56,6 +62,8 @@ class BuildSummary:
         """What the engine logs of the build (at info level): `describe`, then where the chunk
         inspector and the search page are, when they were written."""
         lines = [self.describe()]
+        if self.vectors is not None:
+            lines.append(self.vectors.describe())
         if self.inspector is not None:
             lines.append(f"chunk inspector: {self.inspector}")
         if self.search_page is not None:
@@ -84,14 +92,20 @@ class IndexWriter:
     order given to each method) with `settings`, into `site_dir`."""
 
     def __init__(self, settings: BuildSettings, site_dir: Path, index: IndexPages,
-                 log: logging.Logger | logging.LoggerAdapter[Any]) -> None:
+                 log: logging.Logger | logging.LoggerAdapter[Any],
+                 embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.site_dir = site_dir
         self.index = index
         self.log = log
+        self.embedder = embedder
+        """The model of `embed_model` (None: no vectors)."""
 
-    def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate]
-                       ) -> dict[str, Path]:
+    def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate],
+                embedded: list[EmbedCounts] | None = None) -> dict[str, Path]:
+        """Write every format of the index, each file atomically. With `embedded` (a list,
+        given where `embed_model` asks for vectors), the chunks' vectors go into the SQLite
+        file before it replaces the last one, and what the embedding did into `embedded`."""
         formats = check_formats(self.settings.output.formats)
         drop = self.settings.duplicates == "drop"
 
@@ -106,9 +120,21 @@ class IndexWriter:
             return write_records(self.site_dir, {name: records_of(name) for name in formats},
                                  output=self.settings.index,
                                  pagefind_output=self.settings.pagefind.folder,
-                                 page_kinds=self.settings.page_kinds)
+                                 page_kinds=self.settings.page_kinds,
+                                 complete_sqlite=None if embedded is None
+                                 else lambda path: embedded.append(self._embed(path)))
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
+
+    def _embed(self, sqlite: Path) -> EmbedCounts:
+        """Store the vectors of the chunks in the SQLite file `sqlite` by the build's model,
+        through an embedding cache beside the page cache's entries, which keeps the vectors of
+        this index only."""
+        from mdchunk.search.vectors import CACHE_FILE, EmbedCache, embed_index
+
+        assert self.embedder is not None
+        cache = EmbedCache(self.index.cache.folder / CACHE_FILE, log=self.log)
+        return embed_index(sqlite, self.embedder, cache, prune_cache=True)
 
     def agent_outputs(self, sources: Sequence[str], outline: SiteOutline
                              ) -> dict[str, Path]:

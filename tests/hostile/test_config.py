@@ -62,6 +62,8 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
                    ({"": "blog"}, "''", "glob over page urls")],
     "pagefind_search_page": [("yes", "'yes'", "bool"),
                              (True, "True", "add pagefind to formats")],
+    "embed_model": [(3, "3", "str"), ("word2vec", "'word2vec'", "wordllama, model2vec:"),
+                    ("wordllama", "'wordllama'", "add sqlite to formats")],
     "llms_txt": [("yes", "'yes'", "bool")],
     "llms_full": [(1, "1", "bool")],
     "llms_full_max_tokens": [(0, "0", "1 or more"), ("big", "'big'", "integer"),
