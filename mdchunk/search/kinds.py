@@ -53,7 +53,7 @@ INDEX_KINDS = frozenset({"index"})
 MAIN_KINDS: tuple[str, ...] = ("guide", "reference")
 
 #: Sections of one page that keep their rank; the page's others come after every page's first.
-PAGE_SHARE = 2
+PAGE_SHARE = 3
 
 #: The rank (1-based) the best section of a main kind is moved up to, when it is lower...
 KIND_SLOT = 3
