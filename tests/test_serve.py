@@ -3,6 +3,7 @@ MCP client; and the rules of what a path answers, as properties."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import shutil
@@ -46,24 +47,34 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
-@pytest.fixture(scope="module")
-def served(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """`mdchunk serve SITE` on a free port of 127.0.0.1; yields the port."""
-    from tests.test_mcp import free_port, server_env, wait_for_port
+@contextlib.contextmanager
+def running(command: list[str], port: int, stderr: Path, env: dict[str, str] | None = None
+            ) -> Iterator[None]:
+    """`command` running, its stderr into `stderr`, until the block ends; it must listen on
+    127.0.0.1:`port` first."""
+    from tests.test_mcp import wait_for_port
 
-    cache = tmp_path_factory.mktemp("serve-cache")
-    port = free_port()
-    with (cache / "stderr.txt").open("w") as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mdchunk.cli", "serve", str(site), "--port", str(port)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
-            env=server_env(cache))
+    with stderr.open("w") as errors:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=errors, env=env)
     try:
         wait_for_port(port, process)
-        yield port
+        yield
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def served(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """`mdchunk serve SITE` on a free port of 127.0.0.1; yields the port."""
+    from tests.test_mcp import free_port, server_env
+
+    cache = tmp_path_factory.mktemp("serve-cache")
+    port = free_port()
+    command = [sys.executable, "-m", "mdchunk.cli", "serve", str(site), "--port", str(port)]
+    with running(command, port, cache / "stderr.txt", env=server_env(cache)):
+        yield port
     said = (cache / "stderr.txt").read_text(encoding="utf-8")
     assert f"http://127.0.0.1:{port}/mcp" in said
 
@@ -254,7 +265,7 @@ def nginx_config(site: Path, port: int, folder: Path) -> str:
 @pytest.fixture(scope="module")
 def nginx(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """nginx running docs/serve.md's recipe over the site; yields its port."""
-    from tests.test_mcp import free_port, wait_for_port
+    from tests.test_mcp import free_port
 
     if NGINX is None or not Path("/etc/nginx/mime.types").is_file():
         pytest.skip("nginx is not installed (apt-get install nginx-light)")
@@ -262,14 +273,9 @@ def nginx(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]
     port = free_port()
     (folder / "nginx.conf").write_text(nginx_config(Path(os.path.realpath(site)), port, folder),
                                        encoding="utf-8")
-    process = subprocess.Popen([NGINX, "-c", str(folder / "nginx.conf"), "-p", str(folder)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, process)
+    with running([NGINX, "-c", str(folder / "nginx.conf"), "-p", str(folder)], port,
+                 folder / "stderr.txt"):
         yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @pytest.mark.parametrize("accept", ["text/markdown", BROWSER, None])

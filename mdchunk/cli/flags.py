@@ -93,6 +93,21 @@ def jobs_flags(command: Any) -> Any:
         help="Processes that chunk pages (the output is the same for every number).")(command)
 
 
+def listen_flags(what: str, *, when: str = "") -> Any:
+    """`--host` and `--port` of a command that serves `what` (shared by `mcp` and `serve`);
+    `when` names the flag they need, if any."""
+    def add(command: Any) -> Any:
+        command = click.option(
+            "--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
+            help=f"Port to listen on{when}.")(command)
+        return click.option(
+            "--host", default="127.0.0.1", show_default=True,
+            help=f"Address to listen on{when}. Any address but 127.0.0.1, ::1 or localhost "
+                 f"exposes {what} to every machine that reaches it, with no "
+                 "authentication.")(command)
+    return add
+
+
 def chunking_flags(command: Any) -> Any:
     """Add every chunking and output option as a flag (shared by `chunk` and `site`)."""
     for option in reversed(_CHUNKING_FLAGS):

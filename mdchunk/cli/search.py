@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from mdchunk.cli.flags import listen_flags
 from mdchunk.search.kinds import KINDS
 
 
@@ -142,12 +143,7 @@ def _index_model(path: Path) -> str | None:
 @click.argument("site_or_index", type=click.Path(exists=True, path_type=Path))
 @click.option("--http", is_flag=True,
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on with --http. Any address but 127.0.0.1, ::1 or "
-                   "localhost exposes the docs to every machine that reaches it, with no "
-                   "authentication.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
-              help="Port to listen on with --http.")
+@listen_flags("the docs", when=" with --http")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the SQLite index made from chunks.jsonl goes when the site folder "
                    "cannot be written (default: $XDG_CACHE_HOME/mdchunk/mcp).")

@@ -6,15 +6,12 @@ from pathlib import Path
 
 import click
 
+from mdchunk.cli.flags import listen_flags
+
 
 @click.command("serve")
 @click.argument("site", type=click.Path(path_type=Path))
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. Any address but 127.0.0.1, ::1 or localhost exposes "
-                   "the site and its MCP server to every machine that reaches it, with no "
-                   "authentication.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
-              help="Port to listen on.")
+@listen_flags("the site and its MCP server")
 @click.option("--no-mcp", is_flag=True, help="Serve the files only, no MCP server at /mcp.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the MCP server's SQLite index goes when the site folder cannot be "
