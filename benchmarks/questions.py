@@ -420,7 +420,11 @@ def embed(built: BuiltSite) -> tuple[float | None, str]:
     if "embed" not in cli.commands:
         return None, "this mdchunk has no `mdchunk embed` command"
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "mdchunk.cli", "embed", str(built.sqlite)],
+    # (a cache folder of this run's own: the first embedding is not served from the user's
+    # cache of an earlier run, and the user's cache is left alone)
+    cache = built.folder.parent / f"{built.folder.name}-embedding-cache"
+    result = subprocess.run([sys.executable, "-m", "mdchunk.cli", "embed", str(built.sqlite),
+                             "--cache-dir", str(cache)],
                             capture_output=True, text=True, check=False)
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["no message"])[-1]
