@@ -581,3 +581,15 @@ def test_sqlite_vec_reads_the_vectors_in_the_same_order(make_site: SiteBuilder) 
     assert all(abs(distance[hit.id] - (1 - hit.score)) < 1e-4 for hit in hits)
     assert [chunk_id for chunk_id, _ in rows][:3] == [hit.id for hit in hits][:3]
 
+
+
+@needs_wordllama
+def test_loading_a_model_leaves_the_root_logger_as_it_was() -> None:
+    """wordllama calls logging.basicConfig when imported: in a build, every library's INFO
+    lines would print from then on. A fresh process, so that nothing is imported yet."""
+    code = ("import logging; from mdchunk.search.embedders import load_embedder; "
+            "load_embedder('wordllama'); root = logging.getLogger(); "
+            "print(len(root.handlers), root.level)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.split() == ["0", str(logging.WARNING)]

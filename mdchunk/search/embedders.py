@@ -167,15 +167,27 @@ def load_embedder(name: str) -> Embedder:
 
 
 def _library(module: str, kind: str) -> Any:
-    """Import the library of a kind of model, or say which extra installs it."""
-    import importlib
+    """Import the library of a kind of model, or say which extra installs it.
 
+    The root logger is left as it was: some of these libraries call `logging.basicConfig` when
+    imported (wordllama does), which would print every library's log lines in the user's build
+    or server from then on."""
+    import importlib
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     try:
         return importlib.import_module(module)
     except ImportError as error:
         raise EmbedderError(
             f"embedding model kind {kind!r} needs {module}, which is not installed ({error}): "
             f"pip install 'mdchunk[{KINDS[kind]}]'") from error
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
 
 
 def _cannot_load(name: str, error: Exception, *, hub: bool) -> EmbedderError:
