@@ -8,6 +8,7 @@ set the same settings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ def jobs_flags(command: Any) -> Any:
         help="Processes that chunk pages (the output is the same for every number).")(command)
 
 
-def listen_flags(what: str, *, when: str = "") -> Any:
+def listen_flags(what: str, *, when: str = "") -> Callable[[Any], Any]:
     """`--host` and `--port` of a command that serves `what` (shared by `mcp` and `serve`);
     `when` names the flag they need, if any."""
     def add(command: Any) -> Any:
