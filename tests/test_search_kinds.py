@@ -329,3 +329,24 @@ def test_a_sphinx_project_names_kinds_in_conf_py_and_front_matter(tmp_path: Path
                                            plain.index("updates.html"))
     ranked = [hit.page_url for hit in search(path, HOW_TO, 10)]
     assert ranked[0] == "guide.html"
+
+
+def test_a_front_matter_kind_that_is_none_is_named_with_its_page(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nWelcome.\n", encoding="utf-8")
+    (docs / "faq.md").write_text("---\nsearch:\n  kind: faq\n---\n# FAQ\n\nAnswers.\n",
+                                 encoding="utf-8")
+    (docs / "news.md").write_text("---\nsearch:\n  kind: blog\n---\n# News\n\nPosts.\n",
+                                  encoding="utf-8")
+    config = {"site_name": "Kinds", "docs_dir": str(docs), "site_dir": str(tmp_path / "site"),
+              "plugins": [{"mdchunk": {"formats": ["native", "sqlite"]}}]}
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        site = build_mkdocs(tmp_path / "mkdocs.yml")
+    warned = [record.getMessage() for record in caplog.records if "search.kind" in
+              record.getMessage()]
+    assert len(warned) == 1
+    assert "faq.md" in warned[0] and "'faq' is no page kind" in warned[0]
+    assert (site / "chunks.sqlite").is_file()  # a warning, not an error

@@ -136,6 +136,19 @@ def kind_from_front_matter(front_matter: object) -> str | None:
     return kind if isinstance(kind, str) and kind in KINDS else None
 
 
+def front_matter_kind_problem(front_matter: object) -> str | None:
+    """What is wrong with the kind a page's front matter names (`search: {kind: ...}`), for a
+    warning that names the page; None when it names a kind, or none."""
+    if not isinstance(front_matter, Mapping):
+        return None
+    search = front_matter.get("search")
+    if not isinstance(search, Mapping) or "kind" not in search:
+        return None
+    problem = check_kind(search["kind"])
+    return None if problem is None else (
+        f"front matter search.kind: {problem}; search ranks the page by its url and title")
+
+
 def kind_from_patterns(page_url: str, patterns: Sequence[tuple[str, str]]) -> str | None:
     """The kind of the first `(glob, kind)` pair whose glob matches the page url (with or
     without its trailing `/`)."""

@@ -32,6 +32,7 @@ from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.twins import page_directive, with_directive
+from mdchunk.search.kinds import front_matter_kind_problem
 from mdchunk.session.cache import PageCache
 from mdchunk.session.duplicate_search import DuplicateSearch
 from mdchunk.session.exclusion import page_exclusion, pattern_exclusion
@@ -44,7 +45,6 @@ from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
     from mdchunk.search.embedders import Embedder
-    from mdchunk.search.vectors import EmbedCounts
 
 Report = Callable[[str, str], None]
 """Receives a warning about one page: its source path, then the message (the engine logs it)."""
@@ -126,6 +126,8 @@ class IndexBuilder:
         if earlier not in (None, page.url):
             self.report(source, f"the pages at {earlier!r} and {page.url!r} were both rendered "
                         f"from this source path: only {page.url!r} is in the index")
+        if (problem := front_matter_kind_problem(page.meta)) is not None:
+            self.report(source, problem)
         build.added[source] = page.url
         build.seen.add(source)
         self.index.excluded.discard(source)
@@ -235,8 +237,7 @@ class IndexBuilder:
         marked = time.perf_counter()
         marks = self._duplicates.marks() if searching else {}
         duplicates = time.perf_counter() - marked
-        embedded: list[EmbedCounts] = []
-        written = writer.outputs(sources, marks, None if writer.embedder is None else embedded)
+        written = writer.outputs(sources, marks)
         written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
         log_build_times(self.log, self.index, where="in the worker process" if self._pool
@@ -250,7 +251,7 @@ class IndexBuilder:
                        time.perf_counter() - began)
         self.index.new_build()
         return BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
-                            marks, self.kept_cache, embedded[0] if embedded else None)
+                            marks, self.kept_cache, writer.vectors)
 
     def abandon(self) -> None:
         """Drop what the build under way was doing (the engine's build failed)."""

@@ -100,12 +100,15 @@ class IndexWriter:
         self.log = log
         self.embedder = embedder
         """The model of `embed_model` (None: no vectors)."""
+        self.vectors: EmbedCounts | None = None
+        """What the last `outputs` did to embed the chunks (None: it embedded nothing)."""
 
-    def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate],
-                embedded: list[EmbedCounts] | None = None) -> dict[str, Path]:
-        """Write every format of the index, each file atomically. With `embedded` (a list,
-        given where `embed_model` asks for vectors), the chunks' vectors go into the SQLite
-        file before it replaces the last one, and what the embedding did into `embedded`."""
+    def outputs(self, sources: Sequence[str], marks: Mapping[str, Duplicate]
+                ) -> dict[str, Path]:
+        """Write every format of the index, each file atomically. Where `embed_model` asks for
+        vectors, the chunks' vectors go into the SQLite file before it replaces the last one
+        (what the embedding did: `vectors`)."""
+        self.vectors = None
         formats = check_formats(self.settings.output.formats)
         drop = self.settings.duplicates == "drop"
 
@@ -121,12 +124,12 @@ class IndexWriter:
                                  output=self.settings.index,
                                  pagefind_output=self.settings.pagefind.folder,
                                  page_kinds=self.settings.page_kinds,
-                                 complete_sqlite=None if embedded is None
-                                 else lambda path: embedded.append(self._embed(path)))
+                                 complete_sqlite=None if self.embedder is None
+                                 else self._embed)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
 
-    def _embed(self, sqlite: Path) -> EmbedCounts:
+    def _embed(self, sqlite: Path) -> None:
         """Store the vectors of the chunks in the SQLite file `sqlite` by the build's model,
         through an embedding cache beside the page cache's entries, which keeps the vectors of
         this index only."""
@@ -134,7 +137,7 @@ class IndexWriter:
 
         assert self.embedder is not None
         cache = EmbedCache(self.index.cache.folder / CACHE_FILE, log=self.log)
-        return embed_index(sqlite, self.embedder, cache, prune_cache=True)
+        self.vectors = embed_index(sqlite, self.embedder, cache, prune_cache=True)
 
     def agent_outputs(self, sources: Sequence[str], outline: SiteOutline
                              ) -> dict[str, Path]:
