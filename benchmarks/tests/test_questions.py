@@ -54,7 +54,8 @@ def test_question_files_are_well_formed() -> None:
     assert len({question.text.lower() for question in questions}) == len(questions)
     for site, asked in every.items():
         dev = [question for question in asked if question.split == "dev"]
-        assert 0.2 <= len(dev) / len(asked) <= 0.45, site  # about a third for tuning
+        # Enough questions to tune on and enough held out to report on, on every site.
+        assert len(dev) >= 10 and len(asked) - len(dev) >= 20, site
         assert {question.kind for question in asked} == set(KINDS), site
     for question in questions:
         assert question.text and question.gold, question.id
