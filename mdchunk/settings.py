@@ -12,12 +12,21 @@ import dataclasses
 import json
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal, cast
 
 from mdchunk._version import code_identity
 from mdchunk.errors import OptionError
 from mdchunk.options import ChunkOptions, check_output_path
+
+
+def user_cache_folder(name: str) -> Path:
+    """mdchunk's folder `name` in the user's cache: `$XDG_CACHE_HOME/mdchunk/NAME`
+    (`~/.cache/mdchunk/NAME` without it), for what outlives one build and one site (the MCP
+    server's indexes of read-only sites, `mdchunk embed`'s vectors)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mdchunk" / name
+
 
 # -- duplicates -----------------------------------------------------------------------------------
 

@@ -6,7 +6,12 @@ Fixtures (sites built for real, reproducible builds) are in tests/conftest.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import socket
+import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -47,3 +52,29 @@ def chunk_page(text: str, *, source: str = "guide/page.md", title: str = "Page",
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """The records of a JSON Lines file, one a line."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+# -- servers the tests start ------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    """Return once `process` listens on 127.0.0.1:`port`; fail if it stops or never does."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the server stopped"
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def server_env(cache: Path) -> dict[str, str]:
+    """The tests' environment, with a cache folder of their own."""
+    return {**os.environ, "XDG_CACHE_HOME": str(cache)}

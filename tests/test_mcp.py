@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -37,7 +36,7 @@ from mdchunk.mcp import LiveDocs
 from mdchunk.outputs.sqlite import read_sqlite
 from mdchunk.search import search
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
-from tests.helpers import read_jsonl
+from tests.helpers import free_port, read_jsonl, server_env, wait_for_port
 
 #: tiktoken itself: the reference the server's counts must agree with.
 COUNT = tiktoken_counter("cl100k_base")
@@ -172,11 +171,6 @@ async def _initialized(transport: Any) -> AsyncIterator[ClientSession]:
         with anyio.fail_after(TIMEOUT):
             await session.initialize()
         yield session
-
-
-def server_env(cache: Path) -> dict[str, str]:
-    """The tests' environment, with a cache folder of their own."""
-    return {**os.environ, "XDG_CACHE_HOME": str(cache)}
 
 
 @contextlib.contextmanager
@@ -826,22 +820,6 @@ def test_markdown_linked_out_of_the_site_is_not_read(native_site: Path, tmp_path
 
 
 # --- streamable HTTP -----------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server stopped"
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
 
 
 def http_transport(url: str) -> Any:

@@ -21,6 +21,7 @@ from mdchunk.cli import main
 from mdchunk.outputs.twins import twin_path
 from mdchunk.serve.files import Answer, Redirect, answer, inside, prefers_markdown
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
+from tests.helpers import free_port, server_env, wait_for_port
 
 pytest.importorskip("mcp")
 pytest.importorskip("uvicorn")
@@ -52,8 +53,6 @@ def running(command: list[str], port: int, stderr: Path, env: dict[str, str] | N
             ) -> Iterator[None]:
     """`command` running, its stderr into `stderr`, until the block ends; it must listen on
     127.0.0.1:`port` first."""
-    from tests.test_mcp import wait_for_port
-
     with stderr.open("w") as errors:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=errors, env=env)
@@ -68,8 +67,6 @@ def running(command: list[str], port: int, stderr: Path, env: dict[str, str] | N
 @pytest.fixture(scope="module")
 def served(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """`mdchunk serve SITE` on a free port of 127.0.0.1; yields the port."""
-    from tests.test_mcp import free_port, server_env
-
     cache = tmp_path_factory.mktemp("serve-cache")
     port = free_port()
     command = [sys.executable, "-m", "mdchunk.cli", "serve", str(site), "--port", str(port)]
@@ -265,8 +262,6 @@ def nginx_config(site: Path, port: int, folder: Path) -> str:
 @pytest.fixture(scope="module")
 def nginx(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """nginx running docs/serve.md's recipe over the site; yields its port."""
-    from tests.test_mcp import free_port
-
     if NGINX is None or not Path("/etc/nginx/mime.types").is_file():
         pytest.skip("nginx is not installed (apt-get install nginx-light)")
     folder = tmp_path_factory.mktemp("nginx")

@@ -11,6 +11,7 @@ import click
 
 from mdchunk.cli.flags import listen_flags
 from mdchunk.search.kinds import KINDS
+from mdchunk.search.ranking import MODES
 
 
 @click.command()
@@ -23,7 +24,7 @@ from mdchunk.search.kinds import KINDS
               help="Show every matching chunk, not only the best one of each section.")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
               help="Only pages of this kind (repeat for several).")
-@click.option("--mode", type=click.Choice(["auto", "lexical", "dense", "hybrid"]),
+@click.option("--mode", type=click.Choice(MODES),
               default="auto", show_default=True,
               help="lexical (words, bm25), dense (the index's vectors), hybrid (both, fused); "
                    "auto: hybrid where the index has vectors and their model loads.")
@@ -35,8 +36,8 @@ def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool
     and titles weigh more than in body text); where the index has vectors (`mdchunk embed`),
     the chunks nearest to the question too, the two rankings fused (docs/query.md). One hit
     per section, changelog, blog and index pages below guides and reference unless the
-    question names a version or a date, and at most two sections of one page before every
-    other page's first two (docs/ranking.md). A chunks.jsonl is indexed on the fly; for
+    question names a version or a date, and at most three sections of one page before every
+    other page's first three (docs/ranking.md). A chunks.jsonl is indexed on the fly; for
     repeated searches, write chunks.sqlite at build time (`formats: [native, sqlite]`).
     """
     import sqlite3
@@ -78,10 +79,10 @@ def _search(path: Path, question: str, k: int, **options: Any) -> list[Any]:
     """`search` over an SQLite index, or over one made for the occasion from JSON records."""
     import tempfile
 
-    from mdchunk.outputs.sqlite import read_index, write_sqlite
+    from mdchunk.outputs.sqlite import SQLITE_SUFFIXES, read_index, write_sqlite
     from mdchunk.search import search
 
-    if path.suffix in (".sqlite", ".db", ".sqlite3"):
+    if path.suffix in SQLITE_SUFFIXES:
         return search(path, question, k, **options)
     with tempfile.TemporaryDirectory(prefix="mdchunk-query-") as folder:
         database = Path(folder) / "chunks.sqlite"
@@ -108,10 +109,11 @@ def embed(index: Path, model: str | None, cache_dir: Path | None, no_cache: bool
     """
     from mdchunk.errors import MdChunkError
     from mdchunk.search.embedders import DEFAULT_MODEL
-    from mdchunk.search.vectors import CACHE_FILE, EmbedCache, default_cache_folder, embed_index
+    from mdchunk.search.vectors import CACHE_FILE, EmbedCache, embed_index
+    from mdchunk.settings import user_cache_folder
 
     path = index / "chunks.sqlite" if index.is_dir() else index
-    folder = cache_dir or default_cache_folder()
+    folder = cache_dir or user_cache_folder("embeddings")
     cache = None if no_cache else EmbedCache(folder / CACHE_FILE)
     try:
         counts = embed_index(path, model or _index_model(path) or DEFAULT_MODEL, cache)

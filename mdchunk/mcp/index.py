@@ -5,7 +5,6 @@ import contextlib
 import dataclasses
 import hashlib
 import logging
-import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -13,7 +12,8 @@ from typing import Any, Literal
 
 from mdchunk.chunking.tokens import token_counter
 from mdchunk.mcp.docs import Docs, DocsError
-from mdchunk.outputs.sqlite import read_index, read_sqlite, write_sqlite
+from mdchunk.outputs.sqlite import SQLITE_SUFFIXES, read_index, read_sqlite, write_sqlite
+from mdchunk.settings import user_cache_folder
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +21,6 @@ log = logging.getLogger(__name__)
 #: File names of the indexes found in a site folder.
 NATIVE_INDEX = "chunks.jsonl"
 SQLITE_INDEX = "chunks.sqlite"
-_SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-
-
-#: Where the SQLite index made from a read-only site's chunks.jsonl goes, under the user cache.
-_CACHE_SUBFOLDER = Path("mdchunk") / "mcp"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -55,7 +50,7 @@ def prepare_index(target: Path, cache_dir: Path | None = None) -> IndexFiles:
         site, jsonl, sqlite = target, target / NATIVE_INDEX, target / SQLITE_INDEX
         if not jsonl.is_file() and not sqlite.is_file():
             raise DocsError(_no_index_message(target))
-    elif target.suffix in _SQLITE_SUFFIXES:
+    elif target.suffix in SQLITE_SUFFIXES:
         return IndexFiles(target.parent, target, None, "found")
     elif target.suffix in (".jsonl", ".json"):
         site, jsonl, sqlite = target.parent, target, target.with_suffix(".sqlite")
@@ -109,10 +104,7 @@ def _cache_file(jsonl: Path, cache_dir: Path | None) -> Path:
     """Where the SQLite index of a read-only site goes: the cache folder, under a name made
     of the real path of its chunks.jsonl and that file's size and modification time, so that
     a file of that name holds the index of this very chunks.jsonl."""
-    folder = cache_dir
-    if folder is None:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        folder = Path(base) / _CACHE_SUBFOLDER
+    folder = cache_dir if cache_dir is not None else user_cache_folder("mcp")
     key = hashlib.sha256(str(jsonl.resolve()).encode("utf-8")).hexdigest()[:16]
     status = jsonl.stat()
     return folder / f"{jsonl.stem}-{key}-{status.st_size}-{status.st_mtime_ns}.sqlite"

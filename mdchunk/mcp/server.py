@@ -231,20 +231,25 @@ def serve(target: Path, *, http: bool = False, host: str = "127.0.0.1", port: in
     _require_sdk()
     live = LiveDocs(target, cache_dir)
     server = build_server(live, title=site_title(live.docs), host=host, port=port)
-    where = f"http://{_url_host(host)}:{port}/mcp" if http else "stdio"
+    where = f"{base_url(host, port)}/mcp" if http else "stdio"
     tell(f"mdchunk mcp: {describe(live)}; serving on {where}")
-    if http and not _is_loopback(host):
-        tell(f"mdchunk mcp: warning: listening on {host}, not on this machine only: anyone who "
-             "can reach it can read these docs (there is no authentication)")
+    if http and (warning := exposure_warning(host, "read these docs")) is not None:
+        tell(f"mdchunk mcp: {warning}")
     run_server(server, http=http, host=host, port=port)
 
 
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
+def base_url(host: str, port: int) -> str:
+    """`http://HOST:PORT` of a server listening on `host` (an IPv6 address in brackets)."""
+    return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
 
 
-def _is_loopback(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")
+def exposure_warning(host: str, what: str) -> str | None:
+    """The warning for a server listening on `host` beyond this machine (None on a loopback
+    address): anyone who reaches it can do `what`."""
+    if host in ("localhost", "::1") or host.startswith("127."):
+        return None
+    return (f"warning: listening on {host}, not on this machine only: anyone who can reach it "
+            f"can {what} (there is no authentication)")
 
 
 def http_app(server: Any, *, host: str) -> Any:

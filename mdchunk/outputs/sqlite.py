@@ -32,6 +32,9 @@ from typing import Any
 from mdchunk._version import __version__
 from mdchunk.chunking.chunk import SCHEMA_VERSION
 
+#: File suffixes read as a SQLite index (`read_index`, `mdchunk query`, `mdchunk mcp`).
+SQLITE_SUFFIXES: tuple[str, ...] = (".sqlite", ".sqlite3", ".db")
+
 #: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
 SQLITE_SCHEMA_VERSION = 2
 
@@ -161,7 +164,7 @@ def read_sqlite(path: Path) -> list[dict[str, Any]]:
 
 def read_index(path: Path) -> list[dict[str, Any]]:
     """Records of an index: a `.sqlite`/`.db` file, a JSON array, or JSON lines."""
-    if path.suffix in (".sqlite", ".db", ".sqlite3"):
+    if path.suffix in SQLITE_SUFFIXES:
         return read_sqlite(path)
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":

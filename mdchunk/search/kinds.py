@@ -127,24 +127,25 @@ def kind_of_url(page_url: str, title: str) -> str:
     return "guide"
 
 
+def _named_kind(front_matter: object) -> tuple[bool, object]:
+    """Whether a page's front matter names a kind (`search: {kind: ...}`), and what it names."""
+    search = front_matter.get("search") if isinstance(front_matter, Mapping) else None
+    if not isinstance(search, Mapping) or "kind" not in search:
+        return False, None
+    return True, search["kind"]
+
+
 def kind_from_front_matter(front_matter: object) -> str | None:
     """The kind a page's front matter gives (`search: {kind: changelog}`), if a known one."""
-    if not isinstance(front_matter, Mapping):
-        return None
-    search = front_matter.get("search")
-    kind = search.get("kind") if isinstance(search, Mapping) else None
+    _named, kind = _named_kind(front_matter)
     return kind if isinstance(kind, str) and kind in KINDS else None
 
 
 def front_matter_kind_problem(front_matter: object) -> str | None:
     """What is wrong with the kind a page's front matter names (`search: {kind: ...}`), for a
     warning that names the page; None when it names a kind, or none."""
-    if not isinstance(front_matter, Mapping):
-        return None
-    search = front_matter.get("search")
-    if not isinstance(search, Mapping) or "kind" not in search:
-        return None
-    problem = check_kind(search["kind"])
+    named, kind = _named_kind(front_matter)
+    problem = check_kind(kind) if named else None
     return None if problem is None else (
         f"front matter search.kind: {problem}; search ranks the page by its url and title")
 

@@ -295,12 +295,3 @@ def read_vectors(connection: sqlite3.Connection) -> StoredVectors | None:
     return StoredVectors(model=model, dimension=size,
                          rowids=np.array([rowid for rowid, _blob in rows], dtype=np.int64),
                          matrix=matrix.astype(np.float32).reshape(len(rows), size))
-
-
-def default_cache_folder() -> Path:
-    """Where `mdchunk embed` keeps its `EmbedCache`: `$XDG_CACHE_HOME/mdchunk/embeddings`
-    (`~/.cache/mdchunk/embeddings` without it)."""
-    import os
-
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mdchunk" / "embeddings"

@@ -56,13 +56,14 @@ def serve_site(site: Path, *, host: str = "127.0.0.1", port: int = 8000, mcp: bo
     except ImportError as error:
         raise ServeError(f"mdchunk serve needs Starlette and Uvicorn ({error}): pip install "
                          "'mdchunk[serve]'") from error
+    from mdchunk.mcp.server import base_url, exposure_warning
+
     mcp_app, why = _mcp_app(site, host, port, cache_dir) if mcp else (None, "off (--no-mcp)")
-    where = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    where = base_url(host, port)
     tell(f"mdchunk serve: {site} at {where}/; MCP: "
          + (f"{where}/mcp ({why})" if mcp_app is not None else why))
-    if host not in ("localhost", "::1") and not host.startswith("127."):
-        tell(f"mdchunk serve: warning: listening on {host}, not on this machine only: anyone "
-             "who can reach it can read the site and call the MCP server (no authentication)")
+    if (warning := exposure_warning(host, "read the site and call its MCP server")) is not None:
+        tell(f"mdchunk serve: {warning}")
     uvicorn.run(site_app(site, mcp_app), host=host, port=port, log_level="warning")
 
 
