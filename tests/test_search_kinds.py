@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 
 from mdchunk.cli import main
 from mdchunk.search import search
-from mdchunk.search.kinds import KIND_SLOT, PAGE_SHARE, in_time, kind_of_url
-from tests.conftest import build_mkdocs
+from mdchunk.search.kinds import KIND_SLOT, PAGE_SHARE, PAGE_WINDOW, in_time, kind_of_url
+from mdchunk.search.ranking import Hit
+from tests.conftest import SiteBuilder, build_mkdocs
 
 #: A guide, an API page and a changelog whose words overlap: the changelog's short entries
 #: outrank the guide for a how-to question in plain BM25.
@@ -218,26 +219,60 @@ def test_a_bad_page_kind_is_named(tmp_path: Path, caplog: pytest.LogCaptureFixtu
 API_QUESTION = "client upload bandwidth timeout resume interrupted"
 
 
+def windows_hold_a_share_of_each_page(hits: list[Hit]) -> bool:
+    """Whether any `PAGE_WINDOW` consecutive hits hold at most `PAGE_SHARE` sections of one
+    page, but where no other page's hit is left after the window."""
+    for start in range(len(hits)):
+        window = [hit.page_url for hit in hits[start:start + PAGE_WINDOW]]
+        later = {hit.page_url for hit in hits[start + PAGE_WINDOW:]}
+        crowded = {page for page in window if window.count(page) > PAGE_SHARE}
+        if any(later - {page} for page in crowded):
+            return False
+    return True
+
+
 def test_one_page_keeps_at_most_its_share_unless_nothing_else_matches(site: Path) -> None:
     plain = search(index(site), API_QUESTION, 50, priors=False)
     hits = search(index(site), API_QUESTION, 50)
     api_plain = [i for i, h in enumerate(plain) if h.page_url == "api/client/"]
-    others = [i for i, h in enumerate(plain)
-              if h.page_url not in LOW_PAGES and h.page_url != "api/client/"]
-    # without diversity, the API page's sections past its share rank before another page's
-    assert len(api_plain) > PAGE_SHARE and api_plain[PAGE_SHARE] < max(others)
-    sections: dict[str, list[int]] = {}
-    for position, hit in enumerate(hits):
-        if hit.page_url not in LOW_PAGES:
-            sections.setdefault(hit.page_url, []).append(position)
-    shares_end = max(positions[PAGE_SHARE - 1] if len(positions) >= PAGE_SHARE else positions[-1]
-                     for positions in sections.values())
-    assert all(position > shares_end for positions in sections.values()
-               for position in positions[PAGE_SHARE:])
-    assert len(sections["api/client/"]) > PAGE_SHARE
+    assert len(api_plain) > PAGE_SHARE
+    normal = [hit for hit in hits if hit.page_url not in LOW_PAGES]
+    assert windows_hold_a_share_of_each_page(normal)
+    assert len([hit for hit in hits if hit.page_url == "api/client/"]) == len(api_plain)
     # a page's own sections keep their order
     assert [h.url for h in hits if h.page_url == "api/client/"] == [
         h.url for h in plain if h.page_url == "api/client/"]
+
+
+#: One page whose entries all match the question, and pages that match it less.
+CROWDED = {
+    "streams.md": "# Streams\n\n" + "".join(
+        f"## stream.{name}()\n\nThe {name} call of a readable stream of chunks: a readable "
+        f"stream hands its chunks over one at a time ({name}).\n\n"
+        for name in ("read", "pipe", "unpipe", "pause", "resume", "destroy")),
+    **{f"{topic}.md": f"# {topic.title()}\n\n## {topic.title()} and streams\n\nA {topic} "
+       f"can be read as a readable stream.\n\n## More on {topic}\n\nNothing else here.\n"
+       for topic in ("files", "sockets", "pipes", "timers", "workers")},
+}
+
+
+def test_the_section_past_a_pages_share_comes_back_when_the_window_has_room(
+        make_site: SiteBuilder) -> None:
+    """The page that answers holds the best sections; its fourth comes back as soon as the
+    window has room for it, not below the first sections of every other page."""
+    site = make_site(CROWDED, plugin={"formats": ["native", "sqlite"], "min_tokens": 1,
+                                      "max_tokens": 60})
+    question = "readable stream chunks"
+    plain = search(site / "chunks.sqlite", question, 30, priors=False)
+    hits = search(site / "chunks.sqlite", question, 30)
+    streams = [hit.url for hit in plain if hit.page_url == "streams/"]
+    assert [hit.url for hit in plain[:PAGE_SHARE + 2]] == streams[:PAGE_SHARE + 2]
+    others = {hit.page_url for hit in plain} - {"streams/"}
+    assert len(others) >= PAGE_WINDOW
+    assert windows_hold_a_share_of_each_page(hits)
+    assert [hit.url for hit in hits if hit.page_url == "streams/"] == streams
+    assert hits[PAGE_WINDOW].url == streams[PAGE_SHARE]
+    assert {hit.url for hit in hits} == {hit.url for hit in plain}
 
 
 def test_a_guide_section_stays_in_view_among_api_entries(site: Path) -> None:

@@ -20,8 +20,11 @@ not comparable):
 - hits of `changelog` and `blog` pages rank below every other hit, unless the question names a
   version (`2.4`, `v18`, `version 3`), a year or date, or asks about releases or news
   (`QUESTION_IN_TIME`); hits of `index` pages always rank below the others;
-- a page's sections past its first `PAGE_SHARE` rank below the first `PAGE_SHARE` sections of
-  every page (diversity across pages: not five sections of one API page);
+- among any `PAGE_WINDOW` consecutive sections at most `PAGE_SHARE` are of one page: a page's
+  next section waits, behind the best sections of other pages, until the window has room for
+  it (diversity across pages: not five sections of one API page, yet the fourth section of the
+  page that answers comes back a few places down rather than below every other page's first
+  sections);
 - the best section of each main kind (guide, reference) among the first `KIND_REACH` hits
   ranks `KIND_SLOT`th or better, so that a task question keeps a guide section among API
   entries and an API question a reference entry among guides.
@@ -36,6 +39,7 @@ import fnmatch
 import json
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any, Protocol, TypeVar
@@ -52,8 +56,11 @@ INDEX_KINDS = frozenset({"index"})
 #: Kinds each of which keeps its best section among the first `KIND_SLOT` hits.
 MAIN_KINDS: tuple[str, ...] = ("guide", "reference")
 
-#: Sections of one page that keep their rank; the page's others come after every page's first.
+#: At most this many of any `PAGE_WINDOW` consecutive sections are of one page...
 PAGE_SHARE = 3
+
+#: ... (while sections of other pages are left to fill the window).
+PAGE_WINDOW = 5
 
 #: The rank (1-based) the best section of a main kind is moved up to, when it is lower...
 KIND_SLOT = 3
@@ -214,26 +221,42 @@ def reorder(hits: Sequence[_H], kinds: Mapping[str, str], question: str) -> list
     """`hits` (best first) moved by their pages' kinds and by diversity across pages and
     kinds (see the module's docstring)."""
     low = INDEX_KINDS if in_time(question) else INDEX_KINDS | DATED_KINDS
-    ordered = sorted(hits, key=_tiers(hits, lambda hit: kinds.get(hit.page_url, "guide") in low))
+    is_low = [kinds.get(hit.page_url, "guide") in low for hit in hits]
+    ordered = [hit for tier in (False, True) for hit in _spread_over_pages(
+        [hit for hit, lowly in zip(hits, is_low, strict=True) if lowly is tier])]
     return _kinds_in_view(ordered, lambda hit: kinds.get(hit.page_url, "guide"))
 
 
-def _tiers(hits: Sequence[_H], is_low: Callable[[_H], bool]) -> Callable[[_H], tuple[int, int]]:
-    """The sort key of a hit: low kinds last, then a page's sections past its first
-    `PAGE_SHARE` after every page's first ones, then the hit's own rank (chunks of one section
-    share their section's place)."""
-    by_kind = sorted(range(len(hits)), key=lambda index: is_low(hits[index]))
-    seen: dict[str, list[str]] = {}
-    crowded: set[str] = set()
-    for index in by_kind:
-        hit = hits[index]
-        sections = seen.setdefault(hit.page_url, [])
-        if hit.url not in sections:
-            sections.append(hit.url)
-            if len(sections) > PAGE_SHARE:
-                crowded.add(hit.url)
-    position = {id(hit): index for index, hit in enumerate(hits)}
-    return lambda hit: (2 * is_low(hit) + (hit.url in crowded), position[id(hit)])
+def _spread_over_pages(hits: Sequence[_H]) -> list[_H]:
+    """`hits` with no more than `PAGE_SHARE` sections of one page among any `PAGE_WINDOW`
+    consecutive sections, while other pages' sections are left: each place goes to the best
+    section left whose page has room in the window, else to the best section left. A
+    section's chunks stay together, in their order, at their section's place; a page's
+    sections keep their order."""
+    pending = list(_by_section(hits).values())
+    left = Counter(section[0].page_url for section in pending)
+    placed: list[list[_H]] = []
+    while pending:
+        recent = Counter(section[0].page_url
+                         for section in placed[max(0, len(placed) - PAGE_WINDOW + 1):])
+        full = {page for page, count in recent.items() if count >= PAGE_SHARE}
+        choice = 0
+        if left.keys() - full:  # a page with room in the window has sections left
+            choice = next(index for index, section in enumerate(pending)
+                          if section[0].page_url not in full)
+        section = pending.pop(choice)
+        left[section[0].page_url] -= 1
+        left += Counter()  # drops the pages with no section left
+        placed.append(section)
+    return [hit for section in placed for hit in section]
+
+
+def _by_section(hits: Sequence[_H]) -> dict[str, list[_H]]:
+    """The hits of each section (`url`), sections in the order of their best hit."""
+    sections: dict[str, list[_H]] = {}
+    for hit in hits:
+        sections.setdefault(hit.url, []).append(hit)
+    return sections
 
 
 def _kinds_in_view(hits: list[_H], kind_of: Callable[[_H], str]) -> list[_H]:

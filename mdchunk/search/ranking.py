@@ -1,9 +1,13 @@
 """One search over an index: each side ranks chunks, the rankings are fused, the best hits are
 kept, at most one per section.
 
-Fusion is reciprocal rank fusion (`fuse`): a chunk's score is the sum over the rankings that hold
-it of 1 / (RRF_K + rank). It needs no calibration between BM25 scores and cosine similarities,
-which live on unrelated scales. With a single ranking the hits keep that ranking's own scores.
+Fusion (`fuse`) is a convex combination of the sides' scores, each side's scores divided by its
+best score for the question: a chunk's fused score is the mean, over the rankings, of its score
+in that ranking over the ranking's best (0 where the ranking does not hold it). Dividing by the
+best puts BM25 scores and cosine similarities, which live on unrelated scales, on one scale (the
+best of each side is 1), and unlike rank fusion it keeps how far apart two chunks are: a chunk
+that one side finds far better than the rest keeps that lead. With a single ranking the hits
+keep that ranking's own scores.
 """
 
 from __future__ import annotations
@@ -22,9 +26,6 @@ from mdchunk.search.lexical import lexical_ranking
 #: `auto` (hybrid where the index holds vectors and their model loads, else lexical).
 Mode = Literal["auto", "lexical", "dense", "hybrid"]
 MODES: tuple[str, ...] = ("auto", "lexical", "dense", "hybrid")
-
-#: The rank offset of reciprocal rank fusion: 60, as in the method's paper and most engines.
-RRF_K = 60
 
 def candidates_for(k: int) -> int:
     """How many chunks each side ranks for a search of `k` hits: enough that keeping one hit
@@ -53,14 +54,19 @@ class Hit:
 
 
 def fuse(rankings: Sequence[Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
-    """One ranking of (rowid, score) pairs from several, by reciprocal rank fusion; a single
-    ranking is returned as it is."""
+    """One ranking of (rowid, score) pairs from several, best first: each chunk's mean over the
+    rankings of its score divided by that ranking's best score (see the module's docstring);
+    a single ranking is returned as it is. A ranking whose best score is not positive (no
+    chunk matches at all) adds nothing."""
     if len(rankings) == 1:
         return list(rankings[0])
     scores: dict[int, float] = {}
     for ranking in rankings:
-        for rank, (rowid, _score) in enumerate(ranking, start=1):
-            scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
+        best = max((score for _rowid, score in ranking), default=0.0)
+        if best <= 0:
+            continue
+        for rowid, score in ranking:
+            scores[rowid] = scores.get(rowid, 0.0) + score / best / len(rankings)
     return sorted(scores.items(), key=lambda item: -item[1])
 
 
