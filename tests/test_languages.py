@@ -5,6 +5,7 @@ be limited to a language."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from mdchunk.cli import main
 from tests.conftest import SiteBuilder, build_mkdocs
 from tests.invariants import Index, check_index
 from tests.test_llms import check_llms_site, llms_text, site_file
+from tests.test_mcp import stdio_session
 from tests.test_sphinx import make_project, sphinx_build
 
 SITE_URL = "https://example.com/docs/"
@@ -182,3 +184,37 @@ def test_a_sphinx_project_built_for_two_languages(tmp_path: Path) -> None:
     sections = parse_llms_file(llms_text(out))["sections"]
     assert [entry["url"] for entry in sections["Languages"]] == [
         "https://example.com/sphinx/fr/llms.txt"]
+
+
+def query_hits(site: Path, *options: str) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(main, ["query", str(site), "beacon", "--json", "-k", "10",
+                                       *options])
+    assert result.exit_code == 0, result.output
+    hits: list[dict[str, Any]] = json.loads(result.output)
+    return hits
+
+
+def test_query_searches_one_language(i18n_site: Path) -> None:
+    english, french = query_hits(i18n_site), query_hits(i18n_site, "--language", "fr")
+    assert english and {hit["language"] for hit in english} == {"en"}
+    assert french and {hit["language"] for hit in french} == {"fr"}
+    assert {hit["id"] for hit in french} <= {r["id"] for r in Index.load(i18n_site / "fr").records}
+    assert query_hits(i18n_site, "--language", "EN") == english
+    assert query_hits(i18n_site / "fr" / "chunks.sqlite", "--language", "fr") == french
+    refused = CliRunner().invoke(main, ["query", str(i18n_site), "beacon", "--language", "de"])
+    assert refused.exit_code != 0 and "its languages: en, fr" in refused.output
+
+
+def test_mcp_answers_in_the_language_asked(i18n_site: Path, tmp_path: Path) -> None:
+    with stdio_session(i18n_site, cache=tmp_path) as session:
+        default = session.ok("search_docs", query="beacon install")["results"]
+        french = session.ok("search_docs", query="beacon installateur", language="fr")
+        assert {result["language"] for result in default} == {"en"}
+        results = french["results"]
+        assert results and {result["language"] for result in results} == {"fr"}
+        section = session.ok("read_section", id_or_url=results[0]["id"], language="fr")
+        assert section["id"] == results[0]["id"] and section["text"]
+        outline = session.ok("list_sections", url=results[0]["url"], language="fr")
+        assert outline["sections"][0]["id"].startswith("doc:fr/")
+        assert "its languages: en, fr" in session.error("search_docs", query="beacon",
+                                                        language="de")
