@@ -6,6 +6,7 @@ be limited to a language."""
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,28 @@ def test_mdchunk_site_takes_the_language_of_html_lang(tmp_path: Path, lang: str,
     assert result.exit_code == 0, result.output
     records = Index.load(site).records
     assert len(records) == 2 and {record["language"] for record in records} == {expected}
+
+
+def test_mdchunk_site_chunks_each_language_in_its_folder(i18n_site: Path, tmp_path: Path
+                                                         ) -> None:
+    """A site built in two languages elsewhere (here by MkDocs, its mdchunk outputs removed):
+    `mdchunk site` finds the French build in `fr/` by its `<html lang>` and chunks it apart."""
+    site = tmp_path / "site"
+    shutil.copytree(i18n_site, site, ignore=shutil.ignore_patterns(
+        "chunks*", "llms*", "*.md", "sections.jsonl", "pagefind", "_mdchunk"))
+    result = CliRunner().invoke(main, ["site", str(site), "-f", "native", "-f", "sqlite"])
+    assert result.exit_code == 0, result.output
+    assert "language fr: 3 pages" in result.output
+    english, french = Index.load(site), Index.load(site / "fr")
+    check_index(english, max_tokens=512)
+    check_index(french, max_tokens=512)
+    assert {record["language"] for record in english.records} == {"en"}
+    assert {record["language"] for record in french.records} == {"fr"}
+    assert "Bienvenue" not in " ".join(record["originalText"] for record in english.records)
+    assert all(record["id"].startswith("doc:fr/") for record in french.records)
+    assert [entry["url"] for entry in parse_llms_file(llms_text(site))["sections"][
+        "Languages"]] == [SITE_URL + "fr/llms.txt"]
+    check_llms_site(site / "fr", SITE_URL + "fr/")
 
 
 SPHINX_PAGES = {
