@@ -136,7 +136,7 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
     references = Annotated[Any, declared(_STRINGS, f"1 to {MAX_SECTIONS} of: {_REFERENCE}")]
     sections_tokens = Annotated[Any, declared(
         _INTEGER, "Most tokens of text in all sections together.")]
-    language_tag = _LANGUAGE
+    language_tag = Annotated[Any, declared(_NULLABLE_STRING, _LANGUAGE)]
 
     def read_section(id_or_url: reference, max_tokens: most_tokens = SECTION_TOKENS,
                      language: language_tag = None) -> SectionAnswer:
@@ -187,10 +187,9 @@ _EXAMPLE = "guide/install/#linux"
 _INTEGER: dict[str, Any] = {"type": "integer"}
 _STRING: dict[str, Any] = {"type": "string"}
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
-_LANGUAGE = Annotated[Any, declared(
-    {"type": ["string", "null"]},
-    "The language of the build to answer from (a tag: fr, pt-BR), for a site built once per "
-    "language; pass the one a search result came from. Default: the site's own.")]
+_NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
+_LANGUAGE = ("The language of the build to answer from (a tag: fr, pt-BR), for a site built once "
+             "per language; pass the one a search result came from. Default: the site's own.")
 
 
 def _reference(value: object, name: str) -> str:
@@ -203,8 +202,8 @@ def _search_tool(answer: _Answer) -> Callable[..., Any]:
     limit_type = Annotated[Any, declared(
         _INTEGER, f"How many sections at most (1 to {MAX_SEARCH_LIMIT}).")]
     tokens = Annotated[Any, declared(_INTEGER, "Most tokens of text in all results together.")]
+    language_tag = Annotated[Any, declared(_NULLABLE_STRING, _LANGUAGE)]
 
-    language_tag = _LANGUAGE
 
     def search_docs(query: words, limit: limit_type = SEARCH_LIMIT,
                     max_tokens: tokens = SEARCH_TOKENS, language: language_tag = None
