@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File
 
 from mdchunk.outputs.outline import SiteLanguage
 
@@ -39,6 +40,14 @@ class LanguageBuild:
             return path
         return path[len(self.folder) + 1:] if path.startswith(self.folder + "/") else (
             "" if path == self.folder else path)
+
+
+def file_language(file: File) -> str | None:
+    """The language mkdocs-static-i18n gives a page's file (its `locale`): the default
+    language's for a page that a language lacks and takes from the default; None without
+    the plugin."""
+    locale = getattr(file, "locale", None)
+    return str(locale) if locale else None
 
 
 def language_build(config: MkDocsConfig) -> LanguageBuild | None:

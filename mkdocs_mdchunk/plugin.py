@@ -36,7 +36,7 @@ from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
 from mkdocs_mdchunk.config import MdChunkConfig
-from mkdocs_mdchunk.i18n import LanguageBuild, language_build
+from mkdocs_mdchunk.i18n import LanguageBuild, file_language, language_build
 
 log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))
 
@@ -104,7 +104,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             return html
         page_input = PageInput(html=html, source_path=page.file.src_uri,
                                url=self.language.within(page.url),
-                               title=page.title or "", meta=page.meta or {})
+                               title=page.title or "", meta=page.meta or {},
+                               language=file_language(page.file))
         self.rendered.add(page.file.src_uri)
         try:
             self.builder.add_page(page_input, markdown_path=self._markdown_path(page.file),

@@ -92,7 +92,9 @@ def test_each_language_has_its_own_complete_outputs(i18n_site: Path) -> None:
         check_index(Index.load(folder), max_tokens=512)
     english, french = Index.load(i18n_site).records, Index.load(i18n_site / "fr").records
     assert {record["language"] for record in english} == {"en"}
-    assert {record["language"] for record in french} == {"fr"}
+    for record in french:  # (a page French lacks is the English one: suffix structure)
+        source = record["metadata"]["sourceFile"]
+        assert record["language"] == ("en" if source == "only-english.md" else "fr"), source
     english_text = " ".join(record["originalText"] for record in english)
     french_text = " ".join(record["originalText"] for record in french)
     assert "Bienvenue" not in english_text and "Welcome" not in french_text
@@ -224,8 +226,9 @@ def query_hits(site: Path, *options: str) -> list[dict[str, Any]]:
 def test_query_searches_one_language(i18n_site: Path) -> None:
     english, french = query_hits(i18n_site), query_hits(i18n_site, "--language", "fr")
     assert english and {hit["language"] for hit in english} == {"en"}
-    assert french and {hit["language"] for hit in french} == {"fr"}
-    assert {hit["id"] for hit in french} <= {r["id"] for r in Index.load(i18n_site / "fr").records}
+    in_french = {r["id"]: r["language"] for r in Index.load(i18n_site / "fr").records}
+    assert french and {hit["id"]: hit["language"] for hit in french}.items() <= in_french.items()
+    assert "fr" in {hit["language"] for hit in french}
     assert query_hits(i18n_site, "--language", "EN") == english
     assert query_hits(i18n_site / "fr" / "chunks.sqlite", "--language", "fr") == french
     refused = CliRunner().invoke(main, ["query", str(i18n_site), "beacon", "--language", "de"])
@@ -238,7 +241,8 @@ def test_mcp_answers_in_the_language_asked(i18n_site: Path, tmp_path: Path) -> N
         french = session.ok("search_docs", query="beacon installateur", language="fr")
         assert {result["language"] for result in default} == {"en"}
         results = french["results"]
-        assert results and {result["language"] for result in results} == {"fr"}
+        assert results and results[0]["language"] == "fr"
+        assert all(result["id"].startswith("doc:fr/") for result in results)
         section = session.ok("read_section", id_or_url=results[0]["id"], language="fr")
         assert section["id"] == results[0]["id"] and section["text"]
         outline = session.ok("list_sections", url=results[0]["url"], language="fr")

@@ -51,7 +51,8 @@ def doc_name_in(folder: str, doc_name: str) -> str:
 
 def page_language(front_matter: Mapping[str, Any], build_language: str | None) -> str | None:
     """The page's natural language: its front matter `language`, else `lang` (a non-blank
-    scalar, as text), else the build's; None when neither says."""
+    scalar, as text), else `build_language` (the engine's for the page, else the build's);
+    None when neither says."""
     for key in ("language", "lang"):
         value = front_matter.get(key)
         if value is None or isinstance(value, bool | dict | list):
@@ -140,7 +141,7 @@ class ChunkBuilder:
             version=__version__,
             max_tokens=piece.size,
             adaptive=piece.adaptive,
-            language=page_language(self.meta, self.settings.language),
+            language=page_language(self.meta, self.page.language or self.settings.language),
         )
 
     def _flags(self, piece: Piece, text: str, top: list[Block], *, tokens: int,
