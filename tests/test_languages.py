@@ -230,6 +230,7 @@ def test_query_searches_one_language(i18n_site: Path) -> None:
     assert french and {hit["id"]: hit["language"] for hit in french}.items() <= in_french.items()
     assert "fr" in {hit["language"] for hit in french}
     assert query_hits(i18n_site, "--language", "EN") == english
+    assert query_hits(i18n_site, "--language", "fr_FR") == french  # (the site's one French)
     assert query_hits(i18n_site / "fr" / "chunks.sqlite", "--language", "fr") == french
     refused = CliRunner().invoke(main, ["query", str(i18n_site), "beacon", "--language", "de"])
     assert refused.exit_code != 0 and "its languages: en, fr" in refused.output

@@ -61,7 +61,8 @@ def site_languages(folder: Path) -> dict[str, Path]:
 def language_folder(folder: Path, language: str | None) -> Path:
     """The folder of the build of `folder`'s site in `language`; None: the default language's,
     `folder` itself. A tag matches the same tag (`pt_BR` is `pt-BR`), else the one language of
-    the site that it is the primary part of (`pt` for a site with `pt-BR` alone).
+    the site with the same primary tag (`pt` or `pt-PT` for a site whose only Portuguese is
+    `pt-BR`).
 
     Raises:
         LanguageError: naming the languages the site has, when none matches.
