@@ -174,7 +174,12 @@ class OutputSettings:
     formats: tuple[str, ...] = ("native",)
     """The output formats (names from `mdchunk.outputs.profiles.PROFILES`)."""
     language: str | None = None
-    """The site's natural language (see `ProfileSettings`)."""
+    """The site's natural language (see `ProfileSettings`): each chunk's `language`, unless
+    its page's front matter names one."""
+    language_folder: str = ""
+    """Where this build sits in a site built once per language: the folder of its language
+    (`fr` for the `fr/` of mkdocs-static-i18n), whose name prefixes its doc names so that ids
+    stay unique across the languages; "" for a site's default language or a single build."""
     inspector: bool = False
     """Whether to keep the chunk inspector's data of the page."""
     pagefind_filters: tuple[str, ...] = ()

@@ -2,7 +2,7 @@
 
 Hooks:
     on_config: check the options; make the build session (kept across `mkdocs serve` rebuilds
-        while the options stay the same).
+        while the options stay the same), after mkdocs-static-i18n chose the build's language.
     on_nav: note the site's pages MkDocs will render, in its order (the order of the index),
         with their size, and the navigation, which llms.txt follows.
     on_page_content: hand each page's final body HTML to the session (late, after other
@@ -31,11 +31,12 @@ from mkdocs.structure.pages import Page
 
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, TokenizerError
-from mdchunk.outputs.outline import NavItem, SiteOutline
+from mdchunk.outputs.outline import NavItem, SiteLanguage, SiteOutline
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
 from mkdocs_mdchunk.config import MdChunkConfig
+from mkdocs_mdchunk.i18n import LanguageBuild, file_language, language_build
 
 log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))
 
@@ -49,22 +50,28 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         self.files: dict[str, File] = {}  # the site's pages by source, in MkDocs' order
         self.rendered: set[str] = set()  # the pages MkDocs rendered in this build
         self.nav: Navigation | None = None
+        self.language = LanguageBuild("")  # the language of an i18n site this build renders
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         """Keep one build session across `mkdocs serve` rebuilds."""
         self.serving = command == "serve"
 
+    @event_priority(-110)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
-        """Check the options and make the build session before any page is built."""
+        """Check the options and make the build session before any page is built: after the
+        other plugins' changes to the config (mkdocs-static-i18n's language, at -100); a
+        language of an i18n site other than its default is a site of its own in its folder."""
         if not self.config["enabled"]:
             self._close()
             return config
+        self.language = language_build(config) or LanguageBuild(_site_language(config) or "")
         settings = self.config.settings(SiteFacts(
-            site_url=config.site_url or "", site_name=config.site_name or "",
-            language=_site_language(config), serving=self.serving))
+            site_url=config.site_url or "",
+            site_name=config.site_name or "", language=self.language.language or None,
+            language_folder=self.language.folder, serving=self.serving))
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         cache = base.absolute() / self.config["cache_dir"] if self.config["cache"] else None
-        site = Path(config.site_dir)
+        site = Path(config.site_dir) / self.language.folder
         if self.builder is None or not self.builder.fits(settings, site_dir=site, cache=cache):
             self._close()
             try:
@@ -95,11 +102,13 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Hand the page's final body HTML (after every other plugin changed it) to the build."""
         if self.builder is None:
             return html
-        page_input = PageInput(html=html, source_path=page.file.src_uri, url=page.url,
-                               title=page.title or "", meta=page.meta or {})
+        page_input = PageInput(html=html, source_path=page.file.src_uri,
+                               url=self.language.within(page.url),
+                               title=page.title or "", meta=page.meta or {},
+                               language=file_language(page.file))
         self.rendered.add(page.file.src_uri)
         try:
-            self.builder.add_page(page_input, markdown_path=_markdown_path(page.file),
+            self.builder.add_page(page_input, markdown_path=self._markdown_path(page.file),
                                   fingerprint=_source_digest(page.file),
                                   draft=page.file.inclusion.is_excluded())
         except TokenizerError as error:
@@ -125,9 +134,9 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             for source, file in self.files.items():
                 if source not in self.rendered:
                     builder.keep_page(source, fingerprint=_source_digest(file),
-                                      markdown_path=_markdown_path(file))
-            summary = builder.finish(list(self.files), _outline(config, self.nav,
-                                                               self.files.values()))
+                                      markdown_path=self._markdown_path(file))
+            summary = builder.finish(list(self.files), _outline(
+                config, self.nav, self.files.values(), self.language.others))
         except TokenizerError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         except MdChunkError as error:
@@ -148,6 +157,10 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
         """Stop the worker processes when `mkdocs serve` (or a build) ends."""
         self._close()
 
+    def _markdown_path(self, file: File) -> str:
+        """Where the page's Markdown is written in the build's site folder: beside its HTML."""
+        return markdown_beside(self.language.within(file.dest_uri))
+
     def _close(self) -> None:
         if self.builder is not None:
             self.builder.close()
@@ -161,11 +174,12 @@ def _site_language(config: MkDocsConfig) -> str | None:
     return str(language) if language else None
 
 
-def _outline(config: MkDocsConfig, nav: Navigation | None, files: Iterable[File]
-             ) -> SiteOutline:
-    """The site's name, description and navigation, for llms.txt."""
+def _outline(config: MkDocsConfig, nav: Navigation | None, files: Iterable[File],
+             languages: tuple[SiteLanguage, ...] = ()) -> SiteOutline:
+    """The site's name, description, navigation and other languages, for llms.txt."""
     items = tuple(_nav_items(nav.items, _attached(nav, files))) if nav is not None else ()
-    return SiteOutline(config.site_name, config.site_description or "", items)
+    return SiteOutline(config.site_name, config.site_description or "", items,
+                       languages=languages)
 
 
 def _nav_items(items: Sequence[StructureItem], attached: Mapping[int, list[Page]]
@@ -191,11 +205,6 @@ def _attached(nav: Navigation, files: Iterable[File]) -> dict[int, list[Page]]:
         if page is not None and page.parent is not None and id(page) not in in_nav:
             attached.setdefault(id(page.parent), []).append(page)
     return attached
-
-
-def _markdown_path(file: File) -> str:
-    """Where the page's Markdown is written in the site: beside its HTML."""
-    return markdown_beside(file.dest_uri)
 
 
 def _source_size(file: File) -> int:

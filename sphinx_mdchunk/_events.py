@@ -22,6 +22,7 @@ from sphinx.util import logging
 
 from mdchunk.chunking import PageInput
 from mdchunk.errors import MdChunkError, TokenizerError
+from mdchunk.outputs.outline import language_folder_name
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
@@ -69,7 +70,9 @@ class MdChunkBuild:
             return
         build = settings(app.config, SiteFacts(
             site_url=app.config.html_baseurl or "", site_name=str(app.config.project or ""),
-            language=app.config.language), parallel=app.parallel > 1)
+            language=app.config.language,
+            language_folder=language_folder_name(Path(app.outdir), app.config.language)),
+            parallel=app.parallel > 1)
         try:
             self.builder = IndexBuilder(build, site_dir=Path(app.outdir),
                                         cache=Path(app.doctreedir) / "mdchunk-store",

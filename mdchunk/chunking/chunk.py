@@ -185,6 +185,9 @@ class Chunk:
     """The chunk's token budget: max_tokens, or its section's adaptive size."""
     adaptive: tuple[float, float] | None = None
     """With adaptive sizing: the section's complexity (0..1) and scale factor."""
+    language: str | None = None
+    """The page's natural language: its front matter `language` / `lang`, else the build's
+    (`mdchunk.chunking.describe.page_language`); None when neither says."""
 
     @property
     def id(self) -> str:
@@ -263,6 +266,7 @@ class Chunk:
             "url": url,
             "absoluteUrl": absolute_url(self.site_url, url),
             "pageUrl": self.page_url,
+            "language": self.language,
             "subHeaders": list(self.sub_headers),
             "charOffsets": {"charStart": self.char_start, "charEnd": self.char_end,
                             "totalChars": self.char_end - self.char_start},

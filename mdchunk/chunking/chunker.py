@@ -34,10 +34,14 @@ class Chunker:
         counter: TokenCounter | None = None,
         site_url: str = "",
         processed_at: str | None = None,
+        language: str | None = None,
+        language_folder: str = "",
     ) -> None:
         self.options = options
         self.count = counter or token_counter(options.encoding)
         self.site_url = site_url
+        self.language = language  # each chunk's, unless its page's front matter names one
+        self.language_folder = language_folder  # (`OutputSettings.language_folder`)
         self.processed_at = processed_at or build_time()
         self.reproducible = "SOURCE_DATE_EPOCH" in os.environ
         self._options_dict = options.as_dict()
@@ -63,7 +67,7 @@ class Chunker:
             spans = text_overlap_starts(parsed, pieces, self.count, self.options.overlap_tokens)
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
         settings = DescribeSettings(self.options, self.count, self.site_url, self.processed_at,
-                                    self._options_dict)
+                                    self._options_dict, self.language, self.language_folder)
         # (`_plain` recurses: in Python, too deep a front matter raises RecursionError, where
         # compiled code would overflow the C stack)
         builder = ChunkBuilder(settings, described, parsed, elapsed, packer.tokens, embed=embed,

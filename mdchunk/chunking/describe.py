@@ -6,7 +6,7 @@ import bisect
 import dataclasses
 import operator
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from mdchunk._version import __version__
@@ -33,6 +33,34 @@ class DescribeSettings:
     processed_at: str
     options_dict: dict[str, Any]
     """`options.as_dict()`, made once."""
+    language: str | None = None
+    """The build's natural language (`Chunker.language`)."""
+    language_folder: str = ""
+    """The folder of the build's language in a site built once per language, which prefixes
+    the doc names (`doc_name_in`)."""
+
+
+def doc_name_in(folder: str, doc_name: str) -> str:
+    """The doc name of a page of the build whose language sits in `folder`: `folder/` and the
+    page's own, unless its source path starts with that folder already (mkdocs-static-i18n's
+    `docs_structure: folder`), so that the ids of a site's languages never meet."""
+    if not folder or doc_name.startswith(folder + "/"):
+        return doc_name
+    return f"{folder}/{doc_name}"
+
+
+def page_language(front_matter: Mapping[str, Any], build_language: str | None) -> str | None:
+    """The page's natural language: its front matter `language`, else `lang` (a non-blank
+    scalar, as text), else `build_language` (the engine's for the page, else the build's);
+    None when neither says."""
+    for key in ("language", "lang"):
+        value = front_matter.get(key)
+        if value is None or isinstance(value, bool | dict | list):
+            continue
+        text = str(value).strip()
+        if text:
+            return text
+    return build_language
 
 
 class ChunkBuilder:
@@ -47,7 +75,7 @@ class ChunkBuilder:
         self.span_tokens = span_tokens  # exact count of markdown[start:end], run sums reused
         self.embed = embed
         self.page = page  # (`clean_page`'s)
-        self.doc_name = self.page.doc_name
+        self.doc_name = doc_name_in(settings.language_folder, self.page.doc_name)
         self.text = parsed.markdown
         self.blocks = parsed.blocks
         self.block_starts = [block.start for block in parsed.blocks]
@@ -113,6 +141,7 @@ class ChunkBuilder:
             version=__version__,
             max_tokens=piece.size,
             adaptive=piece.adaptive,
+            language=page_language(self.meta, self.page.language or self.settings.language),
         )
 
     def _flags(self, piece: Piece, text: str, top: list[Block], *, tokens: int,

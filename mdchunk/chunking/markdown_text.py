@@ -22,8 +22,11 @@ INLINE_ATOM = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)|\$([^$\n]+)\$", re.S)
 (group 3: its TeX)."""
 SENTENCE_END = re.compile(
     r"""[.!?]['"\u2019\u201d)\]]*(?=\s|$)"""  # . ! ? then closing quotes or brackets, then a space
-    r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*""")  # CJK full stops: no space
-"""The end of a sentence, unless an abbreviation or an initial closes there (`sentence_ends`)."""
+    r"""|[\u3002\uff01\uff1f]['"\u2019\u201d\u300d\u300f)\]]*"""  # CJK full stops: no space
+    r"""|[\u0e00-\u0eff](?=\s+[\u0e00-\u0eff])""")  # Thai, Lao: a space between two of their words
+"""The end of a sentence, unless an abbreviation or an initial closes there (`sentence_ends`).
+Thai and Lao write no space between words and no full stop: a space between two of their
+words ends a sentence (or a clause, the nearest cut their text has)."""
 ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "incl"})
 """Words whose full stop ends no sentence (lowercase, without that full stop)."""
 _OPENERS = "([{\"'\u2018\u201c"

@@ -108,6 +108,10 @@ class PageInput:
     """The page title."""
     meta: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Front matter / page metadata."""
+    language: str | None = None
+    """The page's natural language where the engine knows it apart from its front matter
+    (mkdocs-static-i18n's locale of its file: the default language's, for a page that a
+    language lacks and takes from the default); None: the build's."""
 
     @property
     def doc_name(self) -> str:

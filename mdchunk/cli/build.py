@@ -263,3 +263,7 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     click.echo(index_summary(summary.pages, summary.written) + skipped)
     if summary.search_page is not None:
         click.echo(f"search page: {summary.search_page}")
+    for language, built in summary.languages:  # (the builds of the site's other languages)
+        for warning in built.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        click.echo(f"language {language}: {index_summary(built.pages, built.written)}")

@@ -24,12 +24,15 @@ from mdchunk.search.ranking import MODES
               help="Show every matching chunk, not only the best one of each section.")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
               help="Only pages of this kind (repeat for several).")
+@click.option("--language", help="Search the site's build in this language (a tag: fr, "
+                                 "pt-BR), in a site built once per language: the folder's own, "
+                                 "or its subfolder of that language (docs/languages.md).")
 @click.option("--mode", type=click.Choice(MODES),
               default="auto", show_default=True,
               help="lexical (words, bm25), dense (the index's vectors), hybrid (both, fused); "
                    "auto: hybrid where the index has vectors and their model loads.")
 def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool,
-          kinds: tuple[str, ...], mode: str) -> None:
+          kinds: tuple[str, ...], language: str | None, mode: str) -> None:
     """Search INDEX (a chunks.sqlite or chunks.jsonl, or the folder holding it) for QUESTION.
 
     Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
@@ -44,7 +47,10 @@ def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool
 
     from mdchunk.errors import MdChunkError
 
-    path = _searchable(index)
+    try:
+        path = _searchable(index, language)
+    except MdChunkError as error:
+        raise click.ClickException(str(error)) from error
     try:
         hits = _search(path, question, k, per_section=not all_chunks, kinds=kinds, mode=mode)
     except MdChunkError as error:
@@ -66,8 +72,17 @@ def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool
         click.echo(f"   {excerpt[:160]}{'...' if len(excerpt) > 160 else ''}")
 
 
-def _searchable(index: Path) -> Path:
-    """The index file to search: `index`, or in a folder its chunks.sqlite, else chunks.jsonl."""
+def _searchable(index: Path, language: str | None = None) -> Path:
+    """The index file to search: `index`, or in a folder its chunks.sqlite, else chunks.jsonl;
+    with a `language`, those of the folder of the build in that language.
+
+    Raises:
+        LanguageError: when the site has no build in `language`.
+    """
+    if language is not None:
+        from mdchunk.search.languages import language_folder
+
+        index = language_folder(index if index.is_dir() else index.parent, language)
     if not index.is_dir():
         return index
     sqlite = index / "chunks.sqlite"

@@ -24,6 +24,7 @@ from lxml.cssselect import CSSSelector
 
 from mdchunk.chunking import PageInput
 from mdchunk.chunking.html.text import title_text
+from mdchunk.engines.site_languages import html_language, in_language, language_builds
 from mdchunk.engines.site_nav import PageNav, SiteNav, page_nav
 from mdchunk.engines.sources import split_front_matter
 from mdchunk.errors import MdChunkError, OptionError, PageError
@@ -71,6 +72,9 @@ class SiteSummary:
     """Problems a user should fix (`path: message`)."""
     search_page: Path | None = None
     """The search page over the Pagefind bundle, when it was asked for."""
+    languages: tuple[tuple[str, SiteSummary], ...] = ()
+    """What was done to the builds of the site's other languages, each in its folder
+    (`mdchunk.engines.site_languages`), by language."""
 
 
 def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None = None,
@@ -83,9 +87,10 @@ def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None
             `exclude` patterns match page paths relative to `site_dir`, their `site_url`, when
             "", is read from each page's canonical link, and their `workers` chunk pages beside
             this process (0: in it; the output is the same for every number). The site's
-            language, when they name none, is its home page's. `llms.txt` follows the
-            navigation the site's pages show (its folders, for a theme whose navigation
-            mdchunk cannot read).
+            language, when they name none, is its home page's; the subfolders that hold
+            other languages' builds are chunked each as a site of its own, first.
+            `llms.txt` follows the navigation the site's pages show (its folders, for a theme
+            whose navigation mdchunk cannot read).
         docs_dir: The sources: pages then get their source path and front matter.
         content_selector: CSS selector of the page content, for themes mdchunk does not know.
 
@@ -95,12 +100,18 @@ def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None
     if not site_dir.is_dir():
         raise MdChunkError(f"{site_dir}: not a folder (build the site first)")
     selectors = _selectors(content_selector)
-    html_files = sorted(site_dir.rglob("*.html"))
-    sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
-    warnings: list[str] = []
     if settings.output.language is None:
         settings = dataclasses.replace(settings, output=dataclasses.replace(
-            settings.output, language=site_language(site_dir)))
+            settings.output, language=html_language(site_dir)))
+    others = [] if settings.output.language_folder else language_builds(
+        site_dir, settings.output.language)
+    languages = tuple((tag, chunk_site(folder, in_language(settings, tag, folder.name),
+                                       content_selector=content_selector))
+                      for tag, folder in others)  # (first: the default's llms.txt lists them)
+    html_files = [path for path in sorted(site_dir.rglob("*.html"))
+                  if not any(path.is_relative_to(folder) for _, folder in others)]
+    sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
+    warnings: list[str] = []
     builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
         warnings.append(f"{sources.get(source, source)}: {message}")))
     nav = SiteNav()
@@ -114,18 +125,7 @@ def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None
     finally:
         builder.close()
     return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings),
-                       summary.search_page)
-
-
-def site_language(site_dir: Path) -> str | None:
-    """The site's natural language: the `lang` of its home page's `<html>` (None without
-    one)."""
-    try:
-        root = lxml.html.parse(str(site_dir / "index.html")).getroot()
-    except (OSError, lxml.etree.ParserError):
-        return None
-    language = root.get("lang", "").strip() if root is not None else ""
-    return language or None
+                       summary.search_page, languages)
 
 
 _NO_CONTENT = "no content element (pass --content-selector for this theme)"

@@ -132,7 +132,7 @@ class Docs:
                 pageUrl=chunk.page_url, breadcrumb=chunk.breadcrumb,
                 title=self.sections[chunk.url].title, score=hit.score, tokens=tokens,
                 text=chunk.text, sectionChunks=len(self.sections[chunk.url].chunks),
-                parentId=self._parent_id(self.sections[chunk.url])))
+                parentId=self._parent_id(self.sections[chunk.url]), language=hit.language))
         if omitted and not results:
             smallest = min(entry["tokens"] for entry in omitted)
             raise DocsError(f"max_tokens={max_tokens} is below one chunk: the smallest of the "

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from mdchunk.chunking.tokens import token_counter
 from mdchunk.mcp.docs import Docs, DocsError
 from mdchunk.outputs.sqlite import SQLITE_SUFFIXES, read_index, read_sqlite, write_sqlite
+from mdchunk.search.languages import LanguageError, language_folder
 from mdchunk.settings import user_cache_folder
 
 log = logging.getLogger(__name__)
@@ -157,6 +158,7 @@ class LiveDocs:
         self.docs, self.files = load_docs(target, cache_dir)
         self._stamp = self._stamp_now()
         self._lock = threading.Lock()
+        self._languages: dict[Path, LiveDocs] = {}  # the builds of the site's other languages
 
     def __call__(self) -> Docs:
         if self._stamp_now() != self._stamp:
@@ -165,6 +167,26 @@ class LiveDocs:
                 if stamp != self._stamp:
                     self._reload()
         return self.docs
+
+    def in_language(self, language: str) -> Docs:
+        """The Docs of the site's build in `language` (`mdchunk.search.languages`): this
+        target's, or another language's folder beside it, loaded at the first call for it
+        and again when its files change.
+
+        Raises:
+            DocsError: naming the languages the site has, when none is `language`.
+        """
+        try:
+            folder = language_folder(self.files.site, language).absolute()
+        except LanguageError as error:
+            raise DocsError(str(error)) from error
+        if folder == self.files.site:
+            return self()
+        with self._lock:
+            live = self._languages.get(folder)
+            if live is None:
+                live = self._languages[folder] = LiveDocs(folder, self.cache_dir)
+        return live()
 
     def _reload(self) -> None:
         try:

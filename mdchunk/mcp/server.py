@@ -36,9 +36,10 @@ _T = TypeVar("_T")
 
 
 class _Answer(Protocol):
-    """What the tools ask `Docs` through: the answer of `ask`, a `DocsError` as a tool error."""
+    """What the tools ask `Docs` through: the answer of `ask` by the Docs of the build in
+    `language` (None: the served one), a `DocsError` as a tool error."""
 
-    def __call__(self, ask: Callable[[Docs], _T]) -> _T: ...
+    def __call__(self, ask: Callable[[Docs], _T], language: object = None) -> _T: ...
 
 
 _INSTRUCTIONS = """\
@@ -72,8 +73,11 @@ def _require_sdk() -> None:
 
 
 def build_server(docs: Callable[[], Docs], *, title: str = "this site",
-                 host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """An MCP server with the five tools over `docs()` (called for each tool call).
+                 host: str = "127.0.0.1", port: int = 8000,
+                 languages: Callable[[str], Docs] | None = None) -> Any:
+    """An MCP server with the five tools over `docs()` (called for each tool call), and over
+    `languages(tag)` for a call that names a language (`LiveDocs.in_language`; None: the
+    server has one language).
 
     `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
     """
@@ -89,11 +93,12 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
     else:
         settings["version"] = __version__
     server = server_class(**settings)
-    _add_tools(server, docs, tool_error)
+    _add_tools(server, docs, tool_error, languages)
     return server
 
 
-def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception]) -> None:
+def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception],
+               languages: Callable[[str], Docs] | None = None) -> None:
     """Register the tools on `server`, each read-only and described by its docstring on one
     line (the indentation of a docstring would cost the assistant tokens); a `DocsError` is
     the SDK's tool error, whose message the assistant reads."""
@@ -102,15 +107,26 @@ def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception
     read_only = ToolAnnotations.model_validate(
         {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
 
-    def answer(ask: Callable[[Docs], _T]) -> _T:
+    def answer(ask: Callable[[Docs], _T], language: object = None) -> _T:
         try:
-            return ask(docs())
+            return ask(_docs_in(docs, languages, language))
         except DocsError as error:
             raise tool_error(str(error)) from None
 
     for function in _tools(answer):
         description = " ".join((function.__doc__ or "").split())
         server.tool(annotations=read_only, description=description)(function)
+
+
+def _docs_in(docs: Callable[[], Docs], languages: Callable[[str], Docs] | None,
+             language: object) -> Docs:
+    """The Docs a tool call asks: those of the build in `language`, else the served ones."""
+    if language is None:
+        return docs()
+    tag = text(language, "language", "fr")
+    if languages is None:
+        raise DocsError(f"language={tag!r}: this server serves one build; leave language out")
+    return languages(tag)
 
 
 def _tools(answer: _Answer) -> list[Callable[..., Any]]:
@@ -120,9 +136,10 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
     references = Annotated[Any, declared(_STRINGS, f"1 to {MAX_SECTIONS} of: {_REFERENCE}")]
     sections_tokens = Annotated[Any, declared(
         _INTEGER, "Most tokens of text in all sections together.")]
+    language_tag = Annotated[Any, declared(_NULLABLE_STRING, _LANGUAGE)]
 
-    def read_section(id_or_url: reference,
-                     max_tokens: most_tokens = SECTION_TOKENS) -> SectionAnswer:
+    def read_section(id_or_url: reference, max_tokens: most_tokens = SECTION_TOKENS,
+                     language: language_tag = None) -> SectionAnswer:
         """Read one whole section of the documentation (all its chunks, in order, exactly as
         the page's Markdown has them) with its breadcrumb, its subsections' urls and parentId
         (the section one heading up). Give a search result's id or url (a page url reads the
@@ -131,32 +148,35 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
         is what the whole needs)."""
         return answer(lambda d: d.read_section(text(id_or_url, "id_or_url", _EXAMPLE,
                                                     several="read_sections"),
-                                               max_tokens=integer(max_tokens, "max_tokens")))
+                                               max_tokens=integer(max_tokens, "max_tokens")),
+                      language)
 
-    def read_sections(ids_or_urls: references,
-                      max_tokens: sections_tokens = SECTIONS_TOKENS) -> SectionsAnswer:
+    def read_sections(ids_or_urls: references, max_tokens: sections_tokens = SECTIONS_TOKENS,
+                      language: language_tag = None) -> SectionsAnswer:
         """Read several whole sections at once (search results' ids, their parentIds, a
         page's outline entries), in the order given, under one budget: the sections' texts
         together stay within max_tokens; a section that does not fit what is left is not
         returned but listed in `omitted` with its tokens (read it with read_section)."""
         return answer(lambda d: d.read_sections(
             texts(ids_or_urls, "ids_or_urls", _EXAMPLE),
-            max_tokens=integer(max_tokens, "max_tokens")))
+            max_tokens=integer(max_tokens, "max_tokens")), language)
 
-    def read_page(url: reference, max_tokens: most_tokens = PAGE_TOKENS) -> PageAnswer:
+    def read_page(url: reference, max_tokens: most_tokens = PAGE_TOKENS,
+                  language: language_tag = None) -> PageAnswer:
         """Read a whole page of the documentation as Markdown (any url or id on the page names
         it). A page longer than max_tokens is cut after its last section that fits (cut:
         'section boundary'), or after its last chunk that fits when not even the first section
         does ('chunk boundary'); `omitted` is the outline of the sections left out (read them
         with read_section), partlyOmitted the url of a section cut in the middle."""
         return answer(lambda d: d.read_page(_reference(url, "url"),
-                                            max_tokens=integer(max_tokens, "max_tokens")))
+                                            max_tokens=integer(max_tokens, "max_tokens")),
+                      language)
 
-    def list_sections(url: reference) -> OutlineAnswer:
+    def list_sections(url: reference, language: language_tag = None) -> OutlineAnswer:
         """The outline of a page (any url or id on it names it): each section's title,
         breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
         read_section needs to return it whole), with the page's total tokens."""
-        return answer(lambda d: d.list_sections(_reference(url, "url")))
+        return answer(lambda d: d.list_sections(_reference(url, "url")), language)
 
     return [_search_tool(answer), read_section, read_sections, read_page, list_sections]
 
@@ -167,6 +187,9 @@ _EXAMPLE = "guide/install/#linux"
 _INTEGER: dict[str, Any] = {"type": "integer"}
 _STRING: dict[str, Any] = {"type": "string"}
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+_NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
+_LANGUAGE = ("The language of the build to answer from (a tag: fr, pt-BR), for a site built once "
+             "per language; pass the one a search result came from. Default: the site's own.")
 
 
 def _reference(value: object, name: str) -> str:
@@ -179,9 +202,12 @@ def _search_tool(answer: _Answer) -> Callable[..., Any]:
     limit_type = Annotated[Any, declared(
         _INTEGER, f"How many sections at most (1 to {MAX_SEARCH_LIMIT}).")]
     tokens = Annotated[Any, declared(_INTEGER, "Most tokens of text in all results together.")]
+    language_tag = Annotated[Any, declared(_NULLABLE_STRING, _LANGUAGE)]
+
 
     def search_docs(query: words, limit: limit_type = SEARCH_LIMIT,
-                    max_tokens: tokens = SEARCH_TOKENS) -> SearchAnswer:
+                    max_tokens: tokens = SEARCH_TOKENS, language: language_tag = None
+                    ) -> SearchAnswer:
         """Search the documentation: the sections that best match the query, best first, at
         most one result per section (a section is a page and an anchor). Each result has the
         section's url (page#anchor), breadcrumb, the text of its best-matching chunk and that
@@ -191,7 +217,8 @@ def _search_tool(answer: _Answer) -> Callable[..., Any]:
         returned but listed in `omitted` with its tokens (read it with read_section)."""
         return answer(lambda d: d.search(text(query, "query", "install on linux"),
                                          limit=integer(limit, "limit"),
-                                         max_tokens=integer(max_tokens, "max_tokens")))
+                                         max_tokens=integer(max_tokens, "max_tokens")),
+                      language)
 
     return search_docs
 
@@ -230,7 +257,8 @@ def serve(target: Path, *, http: bool = False, host: str = "127.0.0.1", port: in
     tell = say or (lambda line: print(line, file=sys.stderr))
     _require_sdk()
     live = LiveDocs(target, cache_dir)
-    server = build_server(live, title=site_title(live.docs), host=host, port=port)
+    server = build_server(live, title=site_title(live.docs), host=host, port=port,
+                          languages=live.in_language)
     where = f"{base_url(host, port)}/mcp" if http else "stdio"
     tell(f"mdchunk mcp: {describe(live)}; serving on {where}")
     if http and (warning := exposure_warning(host, "read these docs")) is not None:

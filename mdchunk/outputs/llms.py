@@ -31,7 +31,13 @@ from mdchunk.outputs.llms_full import (
     remove_stale_parts,
     write_full,
 )
-from mdchunk.outputs.outline import OPTIONAL, SiteOutline, nav_sections
+from mdchunk.outputs.outline import (
+    OPTIONAL,
+    SiteLanguage,
+    SiteOutline,
+    built_languages,
+    nav_sections,
+)
 from mdchunk.outputs.twins import (
     LLMS_TXT,
     index_link,
@@ -47,6 +53,8 @@ from mdchunk.outputs.twins import (
 from mdchunk.outputs.writers import write_text
 from mdchunk.settings import LlmsOptions
 
+LANGUAGES = "Languages"
+"""The section of `llms.txt` that links the `llms.txt` of the site's other languages."""
 _NO_TEXT = "This page has no text."
 """The twin of a page without text, under its note."""
 
@@ -123,7 +131,8 @@ def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: Si
         pass
     _write_empty_twins(site_dir, pages, site_url, directive=options.directive)
     _mark_html_pages(site_dir, pages, directive=options.directive)
-    write_text(site_dir / LLMS_TXT, render_llms_txt(name, summary, info, sections),
+    languages = language_lines(outline.languages or built_languages(site_dir), site_url)
+    write_text(site_dir / LLMS_TXT, render_llms_txt(name, summary, info, sections, languages),
                durable=False)
     return written
 
@@ -239,13 +248,29 @@ def _home(outline: SiteOutline, entries: Sequence[_Entry]) -> _Entry | None:
     return None
 
 
+def language_lines(languages: Sequence[SiteLanguage], site_url: str) -> list[str]:
+    """The lines of `## Languages` in `llms.txt`: each other language of the site, with the
+    link to its own `llms.txt`."""
+    lines = []
+    for language in languages:
+        name = link_text(language.name)
+        title = f"{name} ({language.tag})" if name and name != language.tag else language.tag
+        link = index_link(f"{language.folder}/{LLMS_TXT}", site_url)
+        lines.append(f"- [{title}]({link}): this documentation in {language.tag}")
+    return lines
+
+
 def render_llms_txt(name: str, summary: str, info: Sequence[str],
-                    sections: Sequence[tuple[str, Sequence[_Entry]]]) -> str:
-    """The text of `llms.txt` (llmstxt.org's format)."""
+                    sections: Sequence[tuple[str, Sequence[_Entry]]],
+                    languages: Sequence[str] = ()) -> str:
+    """The text of `llms.txt` (llmstxt.org's format); `languages`: the lines of its
+    `## Languages` section, first (none without them)."""
     lines = [f"# {' '.join(name.split())}", ""]
     if summary:
         lines += [f"> {summary}", ""]
     lines += [*info, ""]
+    if languages:
+        lines += [f"## {LANGUAGES}", "", *languages, ""]
     for title, entries in sections:
         lines += [f"## {title}", ""]
         lines += [_entry_line(entry) for entry in entries]

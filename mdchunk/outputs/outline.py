@@ -8,7 +8,9 @@ which pages make a section of `llms.txt`, in which order, under which title.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from pathlib import Path
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -37,6 +39,52 @@ class SiteOutline:
     listed after them."""
     home: str | None = None
     """The home page's source path (None: the navigation's first page)."""
+    languages: tuple[SiteLanguage, ...] = ()
+    """The site's other languages, each built in a folder of its own: the `llms.txt` of the
+    default language lists theirs (mkdocs-static-i18n's `site/fr/`)."""
+
+
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
+"""A language tag as sites name their language folders (`fr`, `pt-BR`, `zh_Hant`)."""
+
+
+def normal_tag(tag: str) -> str:
+    """`tag` as BCP 47 compares tags: case-insensitive, `_` as `-`."""
+    return tag.strip().replace("_", "-").lower()
+
+
+def is_language_tag(name: str) -> bool:
+    """Whether `name` (a folder's) has the shape of a language tag."""
+    return LANGUAGE_TAG.fullmatch(name) is not None
+
+
+def language_folder_name(site_dir: Path, language: str | None) -> str:
+    """The name of `site_dir` when it is named after the build's `language` (Sphinx's
+    `-D language=fr` into `_build/html/fr`): the build is then that language's in a site
+    built once per language; else ""."""
+    if language and normal_tag(site_dir.name) == normal_tag(language):
+        return site_dir.name
+    return ""
+
+
+def built_languages(site_dir: Path) -> tuple[SiteLanguage, ...]:
+    """The other languages built inside `site_dir`: its subfolders named after a language tag
+    that hold an `llms.txt` (the builds of those languages, made before this one)."""
+    children = sorted(site_dir.iterdir()) if site_dir.is_dir() else []
+    return tuple(SiteLanguage(child.name, "", child.name) for child in children
+                 if is_language_tag(child.name) and (child / "llms.txt").is_file())
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SiteLanguage:
+    """Another language of the site, built in a folder of its own."""
+
+    tag: str
+    """Its language tag (`fr`, `pt-BR`)."""
+    name: str
+    """Its name, as the site's language switcher shows it ("" when it has none)."""
+    folder: str
+    """Its folder, relative to this build's site folder (`fr`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

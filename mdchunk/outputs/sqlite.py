@@ -42,8 +42,8 @@ SQLITE_SCHEMA_VERSION = 2
 COLUMNS: tuple[str, ...] = (
     "id", "parentId", "prevId", "nextId", "embedText", "originalText", "chunkNumber",
     "totalChunks", "contentType", "fileTitle", "sectionTitle", "headerPath", "headerBreadcrumb",
-    "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "subHeaders",
-    "charOffsets", "lineRange", "tokenStats", "blockTypes", "features", "flags",
+    "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "language",
+    "subHeaders", "charOffsets", "lineRange", "tokenStats", "blockTypes", "features", "flags",
     "adaptiveSizing", "previousContent", "nextContent", "uuid", "documentUuid", "sha256",
     "duplicateOf", "schemaVersion", "metadata",
 )

@@ -45,12 +45,14 @@ class Hit:
     score: float
     """Higher is better: -bm25 for a lexical search, the fused score for a hybrid one."""
     text: str
+    language: str | None = None
+    """The natural language of the chunk's page (the native record's `language`)."""
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON form, named as the native record names these fields."""
         return {"id": self.id, "url": self.url, "pageUrl": self.page_url,
                 "breadcrumb": self.breadcrumb, "title": self.title, "score": self.score,
-                "text": self.text}
+                "text": self.text, "language": self.language}
 
 
 def fuse(rankings: Sequence[Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
@@ -130,11 +132,13 @@ def _hits(connection: Any, ranking: Sequence[tuple[int, float]]) -> list[Hit]:
         return []
     marks = ", ".join("?" for _ in ranking)
     rows = connection.execute(
-        "SELECT rowid, id, url, pageUrl, headerBreadcrumb, fileTitle, originalText FROM chunks "
+        "SELECT rowid, id, url, pageUrl, headerBreadcrumb, fileTitle, originalText, language "
+        "FROM chunks "
         f"WHERE rowid IN ({marks})", [rowid for rowid, _ in ranking]).fetchall()
     by_rowid = {row[0]: row for row in rows}
     return [
         Hit(id=row[1], url=row[2] or "", page_url=row[3] or "", breadcrumb=row[4] or "",
-            title=row[5] or "", score=round(score, 4), text=row[6] or "")
+            title=row[5] or "", score=round(score, 4), text=row[6] or "",
+            language=row[7])
         for rowid, score in ranking if (row := by_rowid.get(rowid)) is not None
     ]

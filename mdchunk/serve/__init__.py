@@ -83,5 +83,6 @@ def _mcp_app(site: Path, host: str, port: int, cache_dir: Path | None
         live = LiveDocs(site, cache_dir)
     except DocsError as error:
         raise ServeError(str(error)) from error
-    server = build_server(live, title=site_title(live.docs), host=host, port=port)
+    server = build_server(live, title=site_title(live.docs), host=host, port=port,
+                          languages=live.in_language)
     return http_app(server, host=host), describe(live)

@@ -234,6 +234,10 @@ class SiteFacts:
     site_url: str = ""
     site_name: str = ""
     language: str | None = None
+    """The build's natural language (MkDocs' theme or its i18n plugin, Sphinx's `language`)."""
+    language_folder: str = ""
+    """The folder of the build's language in a site built once per language
+    (`OutputSettings.language_folder`); "" for the default language or a single build."""
     serving: bool = False
     """Whether a development server runs the build (the inspector's default)."""
 
@@ -263,9 +267,11 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
         options=ChunkOptions.validated(chunking),
         output=OutputSettings(formats=tuple(check_formats(given["formats"])),
                               language=site.language,
+                              language_folder=site.language_folder,
                               inspector=bool(inspector or (inspector is None and site.serving)),
                               pagefind_filters=tuple(given["pagefind_filters"])),
-        index=check_output_path(given["output"]), site_url=site.site_url,
+        index=check_output_path(given["output"]),
+        site_url=folder_url(site.site_url, site.language_folder),
         exclude=tuple(given["exclude"]), page_kinds=page_kinds,
         write_markdown=given["write_markdown"],
         workers=given["workers"], tokenizer=given["tokenizer"],
@@ -275,6 +281,16 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
         llms=LlmsOptions.validated({name: given[name] for name in LLMS_OPTIONS}),
         duplicates=given["duplicates"],
         embed_model=_embed_model(given["embed_model"], given["formats"]))
+
+
+def folder_url(site_url: str, folder: str) -> str:
+    """The public url of a build that sits in `folder` of the site at `site_url` (a language's
+    folder of a site built once per language), unless `site_url` names that folder already
+    (a language's own `site_url`); "" stays "" (no public url)."""
+    if not site_url or not folder:
+        return site_url
+    base = site_url.rstrip("/") + "/"
+    return base if base.endswith(f"/{folder}/") else f"{base}{folder}/"
 
 
 def _embed_model(name: str | None, formats: Sequence[str]) -> str | None:

@@ -63,7 +63,10 @@ class PageJob:
             from mdchunk.chunking.chunker import Chunker
 
             settings = self.settings
+            output = settings.output
             self._chunker = Chunker(settings.options, processed_at=settings.processed_at,
+                                    language=output.language,
+                                    language_folder=output.language_folder,
                                     counter=token_counter(settings.options.encoding,
                                                           tokenizer=settings.tokenizer))
         return self._chunker

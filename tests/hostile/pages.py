@@ -41,6 +41,9 @@ PAGES: dict[str, str] = {
         + "好！" * 100 + "\n\n## 日本語\n\n" + "これは日本語の文です。" * 200 + "\n"
     ),
     "thai": "# ภาษาไทย\n\n" + "ภาษาไทยไม่มีการเว้นวรรคระหว่างคำ " * 2000 + "\n",
+    # Thai with no space at all: cut between characters, never off the vowel or tone marks
+    # (and SARA AM) that sit on a letter.
+    "thai-unspaced": "# น้ำใจ\n\n" + "ที่นี่มีน้ำใจและความสำเร็จ" * 1500 + "\n",
     "rtl": (
         "# עברית\n\n" + "שלום עולם. " * 500 + "\n\n## العربية\n\n" + "مرحبا بالعالم. \u200f" * 500
         + "\n\n## Mixed \u202eoverride\u202c\n\nLTR \u2067עברית\u2069 and back.\n"

@@ -7,8 +7,10 @@ keep every invariant (`tests.invariants.check_index`), and the page's own expect
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -166,6 +168,20 @@ def _(records: list[dict[str, Any]]) -> None:
 def _(records: list[dict[str, Any]]) -> None:
     assert len(records) > 10
     assert all("ภาษาไทย" in record["originalText"] for record in records)
+    for record, after in itertools.pairwise(records):
+        # Cut between sentences: at a space between two Thai words, never inside a word.
+        assert record["originalText"].endswith("ระหว่างคำ"), record["originalText"][-20:]
+        assert after["originalText"].startswith("ภาษาไทย")
+        assert not record["flags"]["forcedSplit"]
+
+
+@expect("thai-unspaced")
+def _(records: list[dict[str, Any]]) -> None:
+    assert len(records) > 10
+    for record in records[1:]:  # cut inside the one long sentence, between letters
+        first = record["originalText"][0]
+        assert not unicodedata.category(first).startswith("M") and first != "\u0e33", record["id"]
+        assert record["flags"]["forcedSplit"]
 
 
 @expect("rtl")
