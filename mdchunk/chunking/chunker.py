@@ -34,8 +34,10 @@ class Chunker:
         counter: TokenCounter | None = None,
         site_url: str = "",
         processed_at: str | None = None,
+        docs_version: str | None = None,
     ) -> None:
         self.options = options
+        self.docs_version = docs_version
         self.count = counter or token_counter(options.encoding)
         self.site_url = site_url
         self.processed_at = processed_at or build_time()
@@ -63,7 +65,7 @@ class Chunker:
             spans = text_overlap_starts(parsed, pieces, self.count, self.options.overlap_tokens)
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
         settings = DescribeSettings(self.options, self.count, self.site_url, self.processed_at,
-                                    self._options_dict)
+                                    self._options_dict, self.docs_version)
         # (`_plain` recurses: in Python, too deep a front matter raises RecursionError, where
         # compiled code would overflow the C stack)
         builder = ChunkBuilder(settings, described, parsed, elapsed, packer.tokens, embed=embed,

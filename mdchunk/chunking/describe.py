@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.chunking.chunk import Chunk, Features, Flags
+from mdchunk.chunking.chunk import Chunk, Features, Flags, versioned_doc_name
 from mdchunk.chunking.embed import EmbedTemplate, section_slug
 from mdchunk.chunking.model import Block, PageInput, ParsedPage
 from mdchunk.chunking.overlap import head, tail
@@ -33,6 +33,8 @@ class DescribeSettings:
     processed_at: str
     options_dict: dict[str, Any]
     """`options.as_dict()`, made once."""
+    docs_version: str | None = None
+    """The version of the docs (`Chunk.docs_version`)."""
 
 
 class ChunkBuilder:
@@ -47,7 +49,7 @@ class ChunkBuilder:
         self.span_tokens = span_tokens  # exact count of markdown[start:end], run sums reused
         self.embed = embed
         self.page = page  # (`clean_page`'s)
-        self.doc_name = self.page.doc_name
+        self.doc_name = versioned_doc_name(self.page.doc_name, settings.docs_version)
         self.text = parsed.markdown
         self.blocks = parsed.blocks
         self.block_starts = [block.start for block in parsed.blocks]
@@ -113,6 +115,7 @@ class ChunkBuilder:
             version=__version__,
             max_tokens=piece.size,
             adaptive=piece.adaptive,
+            docs_version=self.settings.docs_version,
         )
 
     def _flags(self, piece: Piece, text: str, top: list[Block], *, tokens: int,

@@ -30,15 +30,24 @@ from mdchunk.mcp.docs import (
     Docs,
     DocsError,
 )
-from mdchunk.mcp.index import LiveDocs, describe
+from mdchunk.mcp.index import describe, open_docs
 
 _T = TypeVar("_T")
 
 
-class _Answer(Protocol):
-    """What the tools ask `Docs` through: the answer of `ask`, a `DocsError` as a tool error."""
+class DocsSource(Protocol):
+    """The Docs a tool's call is answered by (`LiveDocs`, `DocsTree`): those of `version`
+    where one is named, else those `reference` (an id or url the call is given) belongs to."""
 
-    def __call__(self, ask: Callable[[Docs], _T]) -> _T: ...
+    def __call__(self, version: str | None = None, reference: str | None = None) -> Docs: ...
+
+
+class _Answer(Protocol):
+    """What the tools ask `Docs` through: the answer of `ask` by the Docs of `version` or of
+    `reference` (`DocsSource`), a `DocsError` as a tool error."""
+
+    def __call__(self, ask: Callable[[Docs], _T], *, version: object = None,
+                 reference: object = None) -> _T: ...
 
 
 _INSTRUCTIONS = """\
@@ -71,9 +80,9 @@ def _require_sdk() -> None:
                         "'mdchunk[mcp]'") from error
 
 
-def build_server(docs: Callable[[], Docs], *, title: str = "this site",
+def build_server(docs: DocsSource, *, title: str = "this site",
                  host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """An MCP server with the five tools over `docs()` (called for each tool call).
+    """An MCP server with the five tools over `docs(...)` (called for each tool call).
 
     `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
     """
@@ -93,7 +102,7 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
     return server
 
 
-def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception]) -> None:
+def _add_tools(server: Any, docs: DocsSource, tool_error: type[Exception]) -> None:
     """Register the tools on `server`, each read-only and described by its docstring on one
     line (the indentation of a docstring would cost the assistant tokens); a `DocsError` is
     the SDK's tool error, whose message the assistant reads."""
@@ -102,9 +111,13 @@ def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception
     read_only = ToolAnnotations.model_validate(
         {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
 
-    def answer(ask: Callable[[Docs], _T]) -> _T:
+    def answer(ask: Callable[[Docs], _T], *, version: object = None,
+               reference: object = None) -> _T:
+        if isinstance(reference, list):
+            reference = reference[0] if reference else None
         try:
-            return ask(docs())
+            named = None if version is None else text(version, "version", "1.0")
+            return ask(docs(named, reference if isinstance(reference, str) else None))
         except DocsError as error:
             raise tool_error(str(error)) from None
 
@@ -131,7 +144,8 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
         is what the whole needs)."""
         return answer(lambda d: d.read_section(text(id_or_url, "id_or_url", _EXAMPLE,
                                                     several="read_sections"),
-                                               max_tokens=integer(max_tokens, "max_tokens")))
+                                               max_tokens=integer(max_tokens, "max_tokens")),
+                      reference=id_or_url)
 
     def read_sections(ids_or_urls: references,
                       max_tokens: sections_tokens = SECTIONS_TOKENS) -> SectionsAnswer:
@@ -141,7 +155,7 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
         returned but listed in `omitted` with its tokens (read it with read_section)."""
         return answer(lambda d: d.read_sections(
             texts(ids_or_urls, "ids_or_urls", _EXAMPLE),
-            max_tokens=integer(max_tokens, "max_tokens")))
+            max_tokens=integer(max_tokens, "max_tokens")), reference=ids_or_urls)
 
     def read_page(url: reference, max_tokens: most_tokens = PAGE_TOKENS) -> PageAnswer:
         """Read a whole page of the documentation as Markdown (any url or id on the page names
@@ -150,13 +164,14 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
         does ('chunk boundary'); `omitted` is the outline of the sections left out (read them
         with read_section), partlyOmitted the url of a section cut in the middle."""
         return answer(lambda d: d.read_page(_reference(url, "url"),
-                                            max_tokens=integer(max_tokens, "max_tokens")))
+                                            max_tokens=integer(max_tokens, "max_tokens")),
+                      reference=url)
 
     def list_sections(url: reference) -> OutlineAnswer:
         """The outline of a page (any url or id on it names it): each section's title,
         breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
         read_section needs to return it whole), with the page's total tokens."""
-        return answer(lambda d: d.list_sections(_reference(url, "url")))
+        return answer(lambda d: d.list_sections(_reference(url, "url")), reference=url)
 
     return [_search_tool(answer), read_section, read_sections, read_page, list_sections]
 
@@ -179,19 +194,25 @@ def _search_tool(answer: _Answer) -> Callable[..., Any]:
     limit_type = Annotated[Any, declared(
         _INTEGER, f"How many sections at most (1 to {MAX_SEARCH_LIMIT}).")]
     tokens = Annotated[Any, declared(_INTEGER, "Most tokens of text in all results together.")]
+    version_type = Annotated[Any, declared(
+        _STRING, "The version of the docs to search, by name or alias (1.0, latest); default: "
+                 "latest, else the newest.")]
 
     def search_docs(query: words, limit: limit_type = SEARCH_LIMIT,
-                    max_tokens: tokens = SEARCH_TOKENS) -> SearchAnswer:
+                    max_tokens: tokens = SEARCH_TOKENS,
+                    version: version_type = None) -> SearchAnswer:
         """Search the documentation: the sections that best match the query, best first, at
         most one result per section (a section is a page and an anchor). Each result has the
         section's url (page#anchor), breadcrumb, the text of its best-matching chunk and that
         text's token count; sectionChunks > 1 means read_section(id) has more; parentId is the
         section one heading up (null at the top of a page), to read more around it. The texts
         together stay within max_tokens: a result that does not fit what is left is not
-        returned but listed in `omitted` with its tokens (read it with read_section)."""
+        returned but listed in `omitted` with its tokens (read it with read_section). Where the
+        docs have several versions, `version` chooses one and each result says its version."""
         return answer(lambda d: d.search(text(query, "query", "install on linux"),
                                          limit=integer(limit, "limit"),
-                                         max_tokens=integer(max_tokens, "max_tokens")))
+                                         max_tokens=integer(max_tokens, "max_tokens")),
+                      version=version)
 
     return search_docs
 
@@ -229,7 +250,7 @@ def serve(target: Path, *, http: bool = False, host: str = "127.0.0.1", port: in
     """
     tell = say or (lambda line: print(line, file=sys.stderr))
     _require_sdk()
-    live = LiveDocs(target, cache_dir)
+    live = open_docs(target, cache_dir)
     server = build_server(live, title=site_title(live.docs), host=host, port=port)
     where = f"{base_url(host, port)}/mcp" if http else "stdio"
     tell(f"mdchunk mcp: {describe(live)}; serving on {where}")

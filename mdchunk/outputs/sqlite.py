@@ -42,7 +42,8 @@ SQLITE_SCHEMA_VERSION = 2
 COLUMNS: tuple[str, ...] = (
     "id", "parentId", "prevId", "nextId", "embedText", "originalText", "chunkNumber",
     "totalChunks", "contentType", "fileTitle", "sectionTitle", "headerPath", "headerBreadcrumb",
-    "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "subHeaders",
+    "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "version",
+    "subHeaders",
     "charOffsets", "lineRange", "tokenStats", "blockTypes", "features", "flags",
     "adaptiveSizing", "previousContent", "nextContent", "uuid", "documentUuid", "sha256",
     "duplicateOf", "schemaVersion", "metadata",
@@ -145,6 +146,13 @@ def connect(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such index file")
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+def column_or_null(connection: sqlite3.Connection, name: str) -> str:
+    """`name` quoted, to select that column of `chunks`; `NULL` where the index was written
+    before the column was (an older mdchunk), so that it can still be searched."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(chunks)")}
+    return f'"{name}"' if name in columns else "NULL"
 
 
 def read_sqlite(path: Path) -> list[dict[str, Any]]:

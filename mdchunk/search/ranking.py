@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from mdchunk.outputs.sqlite import FTS_WEIGHTS, connect
+from mdchunk.outputs.sqlite import FTS_WEIGHTS, column_or_null, connect
 from mdchunk.search.dense import dense_side
 from mdchunk.search.kinds import page_kinds, reorder
 from mdchunk.search.lexical import lexical_ranking
@@ -44,12 +44,14 @@ class Hit:
     score: float
     """Higher is better: -bm25 for a lexical search, the fused score for a hybrid one."""
     text: str
+    version: str | None = None
+    """The version of the docs the chunk belongs to (None: an unversioned build)."""
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON form, named as the native record names these fields."""
         return {"id": self.id, "url": self.url, "pageUrl": self.page_url,
                 "breadcrumb": self.breadcrumb, "title": self.title, "score": self.score,
-                "text": self.text}
+                "text": self.text, "version": self.version}
 
 
 def fuse(rankings: Sequence[Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
@@ -124,11 +126,12 @@ def _hits(connection: Any, ranking: Sequence[tuple[int, float]]) -> list[Hit]:
         return []
     marks = ", ".join("?" for _ in ranking)
     rows = connection.execute(
-        "SELECT rowid, id, url, pageUrl, headerBreadcrumb, fileTitle, originalText FROM chunks "
+        "SELECT rowid, id, url, pageUrl, headerBreadcrumb, fileTitle, originalText, "
+        f"{column_or_null(connection, 'version')} FROM chunks "
         f"WHERE rowid IN ({marks})", [rowid for rowid, _ in ranking]).fetchall()
     by_rowid = {row[0]: row for row in rows}
     return [
         Hit(id=row[1], url=row[2] or "", page_url=row[3] or "", breadcrumb=row[4] or "",
-            title=row[5] or "", score=round(score, 4), text=row[6] or "")
+            title=row[5] or "", score=round(score, 4), text=row[6] or "", version=row[7])
         for rowid, score in ranking if (row := by_rowid.get(rowid)) is not None
     ]

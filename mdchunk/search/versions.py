@@ -1,0 +1,59 @@
+"""Which build of a tree a search reads: the folder of a version.
+
+`mdchunk query` and `mdchunk mcp` are given a folder: a single build, or the root of a tree of
+versions (mike's `versions.json`, `mdchunk.outputs.version_tree`). `version_folder` maps it and
+the version a user named (or none) to the folder whose index answers; the language step
+(`mdchunk.search.languages`) then runs on that folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mdchunk.errors import MdChunkError
+from mdchunk.outputs.version_tree import default_version, read_versions
+
+
+class VersionError(MdChunkError):
+    """A version the tree does not have; the message lists those it has."""
+
+
+def version_folder(root: Path, version: str | None) -> Path:
+    """The folder of `version` under `root`.
+
+    - A tree (`root/versions.json`): the folder of the version so named, or of which it is
+      an alias (`latest`); without a version, the one aliased `latest`, else the newest.
+    - A single build: itself without a version; with one, its subfolder of that name (Read
+      the Docs' `ROOT/<language>/<version>/`), or itself when it is that version's folder.
+
+    Raises:
+        VersionError: a version the tree or folder does not have.
+        MdChunkError: a `versions.json` that cannot be read.
+    """
+    versions = read_versions(root)
+    if versions is None:
+        if version is None:
+            return root
+        if _is_version_name(version) and (root / version).is_dir():
+            return root / version
+        if root.absolute().name == version:
+            return root
+        raise VersionError(f"{root} holds no version {version!r}: it has no versions.json "
+                           f"(mike) nor a folder {version!r}")
+    if version is None:
+        return root / default_version(versions).version
+    for entry in versions:
+        if entry.named(version):
+            return root / entry.version
+    known = ", ".join(entry.version + "".join(f" ({alias})" for alias in entry.aliases)
+                      for entry in versions)
+    raise VersionError(f"{root} holds no version {version!r}; its versions: {known}")
+
+
+def _is_version_name(name: str) -> bool:
+    """Whether `name` can name a folder inside the tree (no path of its own)."""
+    return bool(name.strip()) and name not in (".", "..") and not any(
+        separator in name for separator in ("/", "\\"))
+
+
+__all__ = ["VersionError", "version_folder"]
