@@ -167,10 +167,11 @@ def _write_pages(docs: Path, pages: dict[str, str]) -> None:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
-def deploy_with_mike(repo: Path, *, alias_type: str = "symlink") -> Path:
+def deploy_with_mike(repo: Path, *, alias_type: str = "symlink", prefix: str = "") -> Path:
     """Two versions of a small site deployed by mike to the branch gh-pages of a new git
-    repository (no remote): 1.0, then 2.0 with the alias latest; returns a checkout of the
-    branch."""
+    repository (no remote): 1.0, then 2.0 with the alias latest (each alias a symbolic link,
+    a copy or redirect pages: `alias_type`), under the folder `prefix` of the branch (mike's
+    `--deploy-prefix`); returns a checkout of the branch."""
     pytest.importorskip("mike")
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -186,7 +187,8 @@ def deploy_with_mike(repo: Path, *, alias_type: str = "symlink") -> Path:
     (repo / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     (repo / ".gitignore").write_text("site/\n", encoding="utf-8")
     _run(["git", "init", "-q", "-b", "main"], repo, env)
-    mike = [str(bin_dir / "mike"), "deploy", "--branch", "gh-pages", "--alias-type", alias_type]
+    mike = [str(bin_dir / "mike"), "deploy", "--branch", "gh-pages", "--alias-type", alias_type,
+            *(["--deploy-prefix", prefix] if prefix else [])]
     for version, aliases in (("1.0", []), ("2.0", ["latest"])):
         _write_pages(repo / "docs", VERSIONS[version])
         _run(["git", "add", "-A"], repo, env)
@@ -330,3 +332,28 @@ def test_mcp_search_docs_serves_every_version_of_a_tree(tree_server: Session,
 def test_mcp_search_docs_names_the_versions_of_the_tree(tree_server: Session) -> None:
     message = tree_server.error("search_docs", query="install", version="0.9")
     assert "0.9" in message and "2.0 (latest), 1.0" in message
+
+
+def test_a_tree_under_a_deploy_prefix_with_copied_aliases(tmp_path: Path) -> None:
+    """mike's `--deploy-prefix docs` puts the tree in docs/ of the branch; aliases copied
+    (`--alias-type copy`) are whole copies of a version, with its index: neither is indexed
+    again, and a query for the alias reads its version's folder."""
+    branch = deploy_with_mike(tmp_path / "repo", alias_type="copy", prefix="docs")
+    tree = branch / "docs"
+    assert (tree / "versions.json").is_file() and not (tree / "latest").is_symlink()
+    copied = (tree / "latest" / "chunks.jsonl").read_bytes()
+    result = CliRunner().invoke(main, ["site", str(branch), "-f", "native", "-f", "sqlite",
+                                       "--site-url", SITE_URL])
+    assert result.exit_code == 0, result.output
+    assert (tree / "latest" / "chunks.jsonl").read_bytes() == copied
+    assert not (branch / "llms.txt").exists()
+    links = parse_llms_file((tree / "llms.txt").read_text(encoding="utf-8"))["sections"][
+        "Versions"]
+    assert [link["url"] for link in links] == [f"{SITE_URL}docs/2.0/llms.txt",
+                                               f"{SITE_URL}docs/1.0/llms.txt"]
+    for version in VERSIONS:
+        assert all(record["absoluteUrl"].startswith(f"{SITE_URL}docs/{version}/")
+                   for record in records_of(tree / version))
+    for folder in (branch, tree):
+        hits = _query(folder, "install widgets first", "--version", "latest")
+        assert hits and {hit["version"] for hit in hits} == {"2.0"}

@@ -13,7 +13,7 @@ from mdchunk.outputs.twins import LLMS_TXT
 from mdchunk.outputs.version_tree import (
     DeployedVersion,
     default_version,
-    read_versions,
+    find_tree,
     root_llms_txt,
 )
 from mdchunk.outputs.writers import write_text
@@ -23,27 +23,29 @@ ChunkSite = Callable[[Path, BuildSettings], SiteSummary]
 """How one built site is chunked (`chunk_site` with the command's other arguments)."""
 
 
-def is_version_tree(root: Path) -> bool:
-    """Whether `root` is a tree of versions: it lists them in `versions.json`."""
-    return read_versions(root) is not None
+def is_version_tree(folder: Path) -> bool:
+    """Whether `folder` is (or holds, under mike's deploy prefix) a tree of versions."""
+    return find_tree(folder) is not None
 
 
-def chunk_version_tree(root: Path, settings: BuildSettings, chunk: ChunkSite = chunk_site
+def chunk_version_tree(folder: Path, settings: BuildSettings, chunk: ChunkSite = chunk_site
                        ) -> list[tuple[DeployedVersion, SiteSummary]]:
-    """Chunk each version of the tree at `root` in its own folder, with that version, then
-    write the root's `llms.txt` (when `settings` write `llms.txt`).
+    """Chunk each version of the tree at `folder` (`find_tree`) in its own folder, with that
+    version, then write the tree's root `llms.txt` (when `settings` write `llms.txt`).
 
     Aliases are not chunked: `versions.json` names each version once, and an alias (a link,
-    a copy or redirect pages) leads to its version's folder. `settings.site_url` is the
-    root's url; each version's is its folder's under it.
+    a copy or redirect pages) leads to its version's folder. `settings.site_url` is the url of
+    `folder`; the tree's is under it (with a deploy prefix), each version's under the tree's.
 
     Raises:
         MdChunkError: no `versions.json`, a version folder that is missing, or a version
             given besides the tree's own (each folder's version is the tree's).
     """
-    versions = read_versions(root)
-    if versions is None:
-        raise MdChunkError(f"{root}: no versions.json, not a tree of versions")
+    tree = find_tree(folder)
+    if tree is None:
+        raise MdChunkError(f"{folder}: no versions.json, not a tree of versions")
+    root, versions = tree.root, tree.versions
+    site_url = version_site_url(settings.site_url, tree.prefix or None)
     if settings.version is not None:
         raise MdChunkError(f"{root} is a tree of versions (versions.json): each version folder "
                            f"is chunked as its own version, not as {settings.version!r}; unset "
@@ -54,10 +56,10 @@ def chunk_version_tree(root: Path, settings: BuildSettings, chunk: ChunkSite = c
                            "folder in the tree")
     done = [(entry, chunk(root / entry.version, dataclasses.replace(
         settings, version=entry.version,
-        site_url=version_site_url(settings.site_url, entry.version)))) for entry in versions]
+        site_url=version_site_url(site_url, entry.version)))) for entry in versions]
     if settings.llms is not None:
         name = _site_name(root / default_version(versions).version) or root.absolute().name
-        write_text(root / LLMS_TXT, root_llms_txt(name, versions, settings.site_url))
+        write_text(root / LLMS_TXT, root_llms_txt(name, versions, site_url))
     return done
 
 

@@ -15,7 +15,12 @@ from mdchunk.chunking.tokens import token_counter
 from mdchunk.errors import MdChunkError
 from mdchunk.mcp.docs import Docs, DocsError
 from mdchunk.outputs.sqlite import SQLITE_SUFFIXES, read_index, read_sqlite, write_sqlite
-from mdchunk.outputs.version_tree import DeployedVersion, default_version, read_versions
+from mdchunk.outputs.version_tree import (
+    DeployedVersion,
+    default_version,
+    described_versions,
+    find_tree,
+)
 from mdchunk.settings import user_cache_folder
 
 log = logging.getLogger(__name__)
@@ -232,10 +237,8 @@ class DocsTree:
             named = next((entry.version for entry in self.versions if entry.named(version)),
                          None)
             if named is None:
-                known = ", ".join(entry.version + "".join(f" ({alias})" for alias in
-                                                          entry.aliases)
-                                  for entry in self.versions)
-                raise DocsError(f"no version {version!r} in these docs; versions: {known}")
+                raise DocsError(f"no version {version!r} in these docs; versions: "
+                                f"{described_versions(self.versions)}")
             return self.live[named].current()
         return self.live[self._version_of(reference or "")].current()
 
@@ -255,18 +258,18 @@ class DocsTree:
 
 def open_docs(target: Path, cache_dir: Path | None = None) -> LiveDocs | DocsTree:
     """What a server answers from: the Docs of every version where `target` is a tree of
-    versions, else the one index of `target` (see `prepare_index`).
+    versions (`find_tree`), else the one index of `target` (see `prepare_index`).
 
     Raises:
         DocsError: where an index cannot be found, read or made.
     """
     try:
-        versions = read_versions(target) if target.is_dir() else None
+        tree = find_tree(target) if target.is_dir() else None
     except MdChunkError as error:
         raise DocsError(str(error)) from error
-    if versions is None:
+    if tree is None:
         return LiveDocs(target, cache_dir)
-    return DocsTree(target, versions, cache_dir)
+    return DocsTree(tree.root, tree.versions, cache_dir)
 
 
 def describe(served: LiveDocs | DocsTree) -> str:

@@ -65,6 +65,44 @@ def read_versions(root: Path) -> tuple[DeployedVersion, ...] | None:
     return tuple(_deployed(path, entry) for entry in data)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class VersionTree:
+    """A tree of versions: its root folder and its versions, newest first."""
+
+    root: Path
+    """The folder of `versions.json`."""
+    versions: tuple[DeployedVersion, ...]
+    prefix: str = ""
+    """The folder of the tree under the folder it was found from ("" when it is that folder;
+    the `--deploy-prefix` mike deployed it with, e.g. `docs`)."""
+
+
+def find_tree(folder: Path) -> VersionTree | None:
+    """The tree of versions at `folder`: `folder` itself where it holds `versions.json`, else
+    its one subfolder that does (mike deployed with `--deploy-prefix`); None: a single build.
+
+    Raises:
+        MdChunkError: a `versions.json` that cannot be read, or several subfolders that hold
+            one (name the tree's folder instead).
+    """
+    versions = read_versions(folder)
+    if versions is not None:
+        return VersionTree(folder, versions)
+    try:
+        below = sorted(child for child in folder.iterdir()
+                       if child.is_dir() and not child.is_symlink()
+                       and (child / VERSIONS_FILE).is_file())
+    except OSError:
+        return None
+    if len(below) > 1:
+        raise MdChunkError(f"{folder}: {', '.join(child.name for child in below)} each hold a "
+                           f"{VERSIONS_FILE}; give the folder of one tree of versions")
+    if not below:
+        return None
+    found = read_versions(below[0])
+    return VersionTree(below[0], found, below[0].name) if found is not None else None
+
+
 def _deployed(path: Path, entry: object) -> DeployedVersion:
     """One entry of `versions.json`, checked: a version that names a folder of the tree."""
     if not isinstance(entry, dict) or not isinstance(entry.get("version"), str):
@@ -88,6 +126,12 @@ def default_version(versions: Sequence[DeployedVersion]) -> DeployedVersion:
     return next((entry for entry in versions if LATEST in entry.aliases), versions[0])
 
 
+def described_versions(versions: Sequence[DeployedVersion]) -> str:
+    """The versions in a message: each name with its aliases (`2.0 (latest), 1.0`)."""
+    return ", ".join(entry.version + "".join(f" ({alias})" for alias in entry.aliases)
+                     for entry in versions)
+
+
 def root_llms_txt(name: str, versions: Sequence[DeployedVersion], site_url: str) -> str:
     """The root `llms.txt` of a tree: the site's name, which version is the default, and a
     link to each version's own `llms.txt` with its title and aliases (llmstxt.org's format;
@@ -108,5 +152,5 @@ def root_llms_txt(name: str, versions: Sequence[DeployedVersion], site_url: str)
     return "\n".join(lines)
 
 
-__all__ = ["LATEST", "VERSIONS_FILE", "DeployedVersion", "default_version", "read_versions",
-           "root_llms_txt"]
+__all__ = ["LATEST", "VERSIONS_FILE", "DeployedVersion", "VersionTree", "default_version",
+           "described_versions", "find_tree", "read_versions", "root_llms_txt"]

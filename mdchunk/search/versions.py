@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mdchunk.errors import MdChunkError
-from mdchunk.outputs.version_tree import default_version, read_versions
+from mdchunk.outputs.version_tree import default_version, described_versions, find_tree
 
 
 class VersionError(MdChunkError):
@@ -21,7 +21,8 @@ class VersionError(MdChunkError):
 def version_folder(root: Path, version: str | None) -> Path:
     """The folder of `version` under `root`.
 
-    - A tree (`root/versions.json`): the folder of the version so named, or of which it is
+    - A tree (`root/versions.json`, or `root/PREFIX/versions.json` for a tree deployed with
+      mike's `--deploy-prefix PREFIX`): the folder of the version so named, or of which it is
       an alias (`latest`); without a version, the one aliased `latest`, else the newest.
     - A single build: itself without a version; with one, its subfolder of that name (Read
       the Docs' `ROOT/<language>/<version>/`), or itself when it is that version's folder.
@@ -30,8 +31,8 @@ def version_folder(root: Path, version: str | None) -> Path:
         VersionError: a version the tree or folder does not have.
         MdChunkError: a `versions.json` that cannot be read.
     """
-    versions = read_versions(root)
-    if versions is None:
+    tree = find_tree(root)
+    if tree is None:
         if version is None:
             return root
         if _is_version_name(version) and (root / version).is_dir():
@@ -41,13 +42,12 @@ def version_folder(root: Path, version: str | None) -> Path:
         raise VersionError(f"{root} holds no version {version!r}: it has no versions.json "
                            f"(mike) nor a folder {version!r}")
     if version is None:
-        return root / default_version(versions).version
-    for entry in versions:
+        return tree.root / default_version(tree.versions).version
+    for entry in tree.versions:
         if entry.named(version):
-            return root / entry.version
-    known = ", ".join(entry.version + "".join(f" ({alias})" for alias in entry.aliases)
-                      for entry in versions)
-    raise VersionError(f"{root} holds no version {version!r}; its versions: {known}")
+            return tree.root / entry.version
+    raise VersionError(f"{tree.root} holds no version {version!r}; its versions: "
+                       f"{described_versions(tree.versions)}")
 
 
 def _is_version_name(name: str) -> bool:
