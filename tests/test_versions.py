@@ -59,9 +59,12 @@ def records_of(folder: Path) -> list[dict[str, Any]]:
 
 
 def test_an_unversioned_build_says_so_and_keeps_its_ids(make_site: SiteBuilder) -> None:
-    site = make_site(VERSIONS["1.0"], config={"site_url": SITE_URL})
+    site = make_site(VERSIONS["1.0"], plugin={"formats": ["native", "docsearch"]},
+                     config={"site_url": SITE_URL})
     records = records_of(site)
     assert {record["version"] for record in records} == {None}
+    docsearch = json.loads((site / "docsearch.json").read_text(encoding="utf-8"))
+    assert docsearch and not any("version" in record for record in docsearch)
     assert {record["parentId"] for record in records} == {"doc:index", "doc:guide/install"}
     assert all(record["absoluteUrl"].startswith(SITE_URL + record["url"].split("#")[0])
                for record in records)
@@ -81,7 +84,8 @@ def test_a_build_takes_its_version_from_the_option_else_mike_else_read_the_docs(
         environment: dict[str, str], version: str) -> None:
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
-    site = make_site(VERSIONS["1.0"], plugin={"formats": ["native", "files"], **plugin},
+    site = make_site(VERSIONS["1.0"],
+                     plugin={"formats": ["native", "files", "docsearch"], **plugin},
                      config={"site_url": SITE_URL})
     records = records_of(site)
     assert {record["version"] for record in records} == {version}
@@ -90,6 +94,8 @@ def test_a_build_takes_its_version_from_the_option_else_mike_else_read_the_docs(
         assert record["id"] == f"doc:{version}/{doc_name}::ch{record['chunkNumber']}"
         assert record["parentId"] == f"doc:{version}/{doc_name}"
         assert record["absoluteUrl"] == f"{SITE_URL}{version}/{record['url']}"
+    docsearch = json.loads((site / "docsearch.json").read_text(encoding="utf-8"))
+    assert docsearch and all(record["version"] == [version] for record in docsearch)
     files = sorted(path.name for path in (site / "chunks").iterdir())
     assert files and all(name.startswith(f"doc_{version}") for name in files)
     twin = (site / "guide" / "install.md").read_text(encoding="utf-8")
