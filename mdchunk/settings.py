@@ -171,11 +171,18 @@ VERSION_VARIABLES: tuple[str, ...] = ("MIKE_DOCS_VERSION", "READTHEDOCS_VERSION"
 sets the first when it runs the build (`mike deploy`), Read the Docs the second."""
 
 
+def names_version_folder(name: str) -> bool:
+    """Whether `name` can name a version's folder in a tree, as mike checks a version: not
+    empty, not `.` or `..`, no `/` or `\\`."""
+    return bool(name.strip()) and name not in (".", "..") and not any(
+        separator in name for separator in ("/", "\\"))
+
+
 def check_version(value: str, origin: str = "version") -> str:
-    """A version, checked as mike checks one: it names a folder of the deployed tree, so it is
-    not empty, not `.` or `..`, and holds no `/` or `\\`; raises `OptionError` naming
-    `origin` (the option, or the environment variable it came from)."""
-    if not value.strip() or value in (".", "..") or "/" in value or "\\" in value:
+    """A version, checked (`names_version_folder`, and no spaces at its ends nor control
+    characters); raises `OptionError` naming `origin` (the option, or the environment
+    variable it came from)."""
+    if not names_version_folder(value):
         raise OptionError(origin, f"must name a version folder (no /, \\, . or ..; e.g. "
                           f"'1.0'), got {value!r}")
     if value != value.strip() or any(not character.isprintable() for character in value):

@@ -363,3 +363,22 @@ def test_a_tree_under_a_deploy_prefix_with_copied_aliases(tmp_path: Path) -> Non
     for folder in (branch, tree):
         hits = _query(folder, "install widgets first", "--version", "latest")
         assert hits and {hit["version"] for hit in hits} == {"2.0"}
+
+
+def test_a_read_the_docs_tree_is_searched_by_its_version_folders(
+        make_site: SiteBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Read the Docs serves each build at /<language>/<version>/, with no versions.json: the
+    version is the folder's name under the language's."""
+    monkeypatch.setenv("READTHEDOCS_VERSION", "stable")
+    site = make_site(VERSIONS["1.0"], plugin={"formats": ["native", "sqlite"]},
+                     config={"site_url": "https://widgets.readthedocs.io/en/stable/"})
+    language = tmp_path / "html" / "en"
+    language.mkdir(parents=True)
+    shutil.move(site, language / "stable")
+    for folder, options in ((language, ("--version", "stable")),
+                            (language / "stable", ()), (language / "stable", ("--version",
+                                                                             "stable"))):
+        hits = _query(folder, "libfrobnicate", *options)
+        assert hits and {hit["version"] for hit in hits} == {"stable"}
+    result = CliRunner().invoke(main, ["query", str(language), "install", "--version", "latest"])
+    assert result.exit_code != 0 and "no version 'latest'" in result.output

@@ -20,6 +20,7 @@ from mdchunk.outputs.version_tree import (
     default_version,
     described_versions,
     find_tree,
+    named_version,
 )
 from mdchunk.settings import user_cache_folder
 
@@ -234,12 +235,11 @@ class DocsTree:
         (an id starts with its version's folder: `doc:1.0/...`; an absolute url lies under its
         version's url), else of the default version."""
         if version is not None:
-            named = next((entry.version for entry in self.versions if entry.named(version)),
-                         None)
+            named = named_version(self.versions, version)
             if named is None:
                 raise DocsError(f"no version {version!r} in these docs; versions: "
                                 f"{described_versions(self.versions)}")
-            return self.live[named].current()
+            return self.live[named.version].current()
         return self.live[self._version_of(reference or "")].current()
 
     def _version_of(self, reference: str) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.twins import index_link, link_text
+from mdchunk.settings import names_version_folder
 
 VERSIONS_FILE = "versions.json"
 """The list of the versions of a tree, at its root (mike's name)."""
@@ -109,7 +110,7 @@ def _deployed(path: Path, entry: object) -> DeployedVersion:
         raise MdChunkError(f"{path}: each entry must be an object with a \"version\", got "
                            f"{entry!r}")
     version = entry["version"]
-    if not version.strip() or version in (".", "..") or "/" in version or "\\" in version:
+    if not names_version_folder(version):
         raise MdChunkError(f"{path}: {version!r} names no version folder")
     aliases = entry.get("aliases") or []
     if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
@@ -124,6 +125,11 @@ def default_version(versions: Sequence[DeployedVersion]) -> DeployedVersion:
     """The version a reader gets without naming one: the one aliased `latest`, else the
     newest (the first of `versions.json`)."""
     return next((entry for entry in versions if LATEST in entry.aliases), versions[0])
+
+
+def named_version(versions: Sequence[DeployedVersion], name: str) -> DeployedVersion | None:
+    """The version `name` names (its own name or an alias), None where none does."""
+    return next((entry for entry in versions if entry.named(name)), None)
 
 
 def described_versions(versions: Sequence[DeployedVersion]) -> str:
@@ -153,4 +159,4 @@ def root_llms_txt(name: str, versions: Sequence[DeployedVersion], site_url: str)
 
 
 __all__ = ["LATEST", "VERSIONS_FILE", "DeployedVersion", "VersionTree", "default_version",
-           "described_versions", "find_tree", "read_versions", "root_llms_txt"]
+           "described_versions", "find_tree", "named_version", "read_versions", "root_llms_txt"]

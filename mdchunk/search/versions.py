@@ -11,7 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from mdchunk.errors import MdChunkError
-from mdchunk.outputs.version_tree import default_version, described_versions, find_tree
+from mdchunk.outputs.version_tree import (
+    default_version,
+    described_versions,
+    find_tree,
+    named_version,
+)
+from mdchunk.settings import names_version_folder
 
 
 class VersionError(MdChunkError):
@@ -35,7 +41,7 @@ def version_folder(root: Path, version: str | None) -> Path:
     if tree is None:
         if version is None:
             return root
-        if _is_version_name(version) and (root / version).is_dir():
+        if names_version_folder(version) and (root / version).is_dir():
             return root / version
         if root.absolute().name == version:
             return root
@@ -43,17 +49,11 @@ def version_folder(root: Path, version: str | None) -> Path:
                            f"(mike) nor a folder {version!r}")
     if version is None:
         return tree.root / default_version(tree.versions).version
-    for entry in tree.versions:
-        if entry.named(version):
-            return tree.root / entry.version
+    named = named_version(tree.versions, version)
+    if named is not None:
+        return tree.root / named.version
     raise VersionError(f"{tree.root} holds no version {version!r}; its versions: "
                        f"{described_versions(tree.versions)}")
-
-
-def _is_version_name(name: str) -> bool:
-    """Whether `name` can name a folder inside the tree (no path of its own)."""
-    return bool(name.strip()) and name not in (".", "..") and not any(
-        separator in name for separator in ("/", "\\"))
 
 
 __all__ = ["VersionError", "version_folder"]
