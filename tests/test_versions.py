@@ -382,3 +382,25 @@ def test_a_read_the_docs_tree_is_searched_by_its_version_folders(
         assert hits and {hit["version"] for hit in hits} == {"stable"}
     result = CliRunner().invoke(main, ["query", str(language), "install", "--version", "latest"])
     assert result.exit_code != 0 and "no version 'latest'" in result.output
+
+
+def test_mdchunk_serve_on_a_tree_serves_every_version_over_mcp(indexed_tree: Path,
+                                                               tmp_path: Path) -> None:
+    pytest.importorskip("uvicorn")
+    import anyio.from_thread
+
+    from tests.helpers import free_port, server_env
+    from tests.test_mcp import _initialized, http_transport
+    from tests.test_serve import running
+
+    port = free_port()
+    command = [sys.executable, "-m", "mdchunk.cli", "serve", str(indexed_tree), "--port",
+               str(port)]
+    with running(command, port, tmp_path / "stderr.txt", env=server_env(tmp_path)), \
+            anyio.from_thread.start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(
+                _initialized(http_transport(f"http://127.0.0.1:{port}/mcp"))) as client:
+        session = Session(portal, client)
+        for version in VERSIONS:
+            found = session.ok("search_docs", query="install widgets first", version=version)
+            assert {result["version"] for result in found["results"]} == {version}
