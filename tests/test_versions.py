@@ -152,7 +152,7 @@ def test_mdchunk_site_takes_a_version_flag(make_site: SiteBuilder) -> None:
     assert result.exit_code == 0, result.output
     records = records_of(site)
     assert {record["version"] for record in records} == {"1.0"}
-    assert all(record["absoluteUrl"].startswith(SITE_URL + "1.0/") for record in records)
+    assert all(record["absoluteUrl"] == f"{SITE_URL}1.0/{record['url']}" for record in records)
 
 
 # -- a tree deployed by mike -------------------------------------------------------------------
@@ -232,7 +232,7 @@ def test_mike_builds_carry_their_version_and_no_id_repeats(mike_tree: Path) -> N
         assert records and {record["version"] for record in records} == {version}
         assert all(record["id"].startswith(f"doc:{version}/") for record in records)
         # mike's plugin made site_url the version's folder: kept, not doubled
-        assert all(record["absoluteUrl"].startswith(f"{SITE_URL}{version}/")
+        assert all(record["absoluteUrl"] == f"{SITE_URL}{version}/{record['url']}"
                    for record in records)
         ids += [record["id"] for record in records]
         ids += [record["uuid"] for record in records]
@@ -249,7 +249,7 @@ def test_mdchunk_site_indexes_each_version_once_and_no_alias(indexed_tree: Path)
     for version in VERSIONS:
         records = records_of(indexed_tree / version)
         assert {record["version"] for record in records} == {version}
-        assert all(record["absoluteUrl"].startswith(f"{SITE_URL}{version}/")
+        assert all(record["absoluteUrl"] == f"{SITE_URL}{version}/{record['url']}"
                    for record in records)
 
 
@@ -358,7 +358,7 @@ def test_a_tree_under_a_deploy_prefix_with_copied_aliases(tmp_path: Path) -> Non
     assert [link["url"] for link in links] == [f"{SITE_URL}docs/2.0/llms.txt",
                                                f"{SITE_URL}docs/1.0/llms.txt"]
     for version in VERSIONS:
-        assert all(record["absoluteUrl"].startswith(f"{SITE_URL}docs/{version}/")
+        assert all(record["absoluteUrl"] == f"{SITE_URL}docs/{version}/{record['url']}"
                    for record in records_of(tree / version))
     for folder in (branch, tree):
         hits = _query(folder, "install widgets first", "--version", "latest")
