@@ -404,3 +404,15 @@ def test_mdchunk_serve_on_a_tree_serves_every_version_over_mcp(indexed_tree: Pat
         for version in VERSIONS:
             found = session.ok("search_docs", query="install widgets first", version=version)
             assert {result["version"] for result in found["results"]} == {version}
+
+
+def test_the_mcp_server_of_a_tree_tells_the_assistant_its_versions(indexed_tree: Path,
+                                                                   tmp_path: Path) -> None:
+    from mdchunk.mcp.index import open_docs
+    from mdchunk.mcp.server import build_server
+
+    tree = build_server(open_docs(indexed_tree, tmp_path / "cache"))
+    assert "several versions: 2.0 (latest), 1.0" in tree.instructions
+    assert "searches 2.0 unless given a version" in tree.instructions
+    single = build_server(open_docs(indexed_tree / "1.0", tmp_path / "cache"))
+    assert "version" not in single.instructions

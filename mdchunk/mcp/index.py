@@ -167,6 +167,11 @@ class LiveDocs:
         self._stamp = self._stamp_now()
         self._lock = threading.Lock()
 
+    @property
+    def versions(self) -> tuple[DeployedVersion, ...]:
+        """None: one build, whatever its version."""
+        return ()
+
     def __call__(self, version: str | None = None, reference: str | None = None) -> Docs:
         """The Docs, loaded again where the index changed; `version`, where named, must be
         the index's own (`reference` chooses nothing in a single build)."""
@@ -220,10 +225,15 @@ class DocsTree:
     def __init__(self, root: Path, versions: Sequence[DeployedVersion],
                  cache_dir: Path | None = None) -> None:
         self.root = root
-        self.versions = tuple(versions)
+        self._versions = tuple(versions)
         self.default = default_version(versions).version
         self.live = {entry.version: LiveDocs(root / entry.version, cache_dir)
                      for entry in versions}
+
+    @property
+    def versions(self) -> tuple[DeployedVersion, ...]:
+        """The versions of the tree, newest first."""
+        return self._versions
 
     @property
     def docs(self) -> Docs:

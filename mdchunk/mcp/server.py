@@ -31,6 +31,7 @@ from mdchunk.mcp.docs import (
     DocsError,
 )
 from mdchunk.mcp.index import describe, open_docs
+from mdchunk.outputs.version_tree import DeployedVersion, default_version, described_versions
 
 _T = TypeVar("_T")
 
@@ -38,6 +39,10 @@ _T = TypeVar("_T")
 class DocsSource(Protocol):
     """The Docs a tool's call is answered by (`LiveDocs`, `DocsTree`): those of `version`
     where one is named, else those `reference` (an id or url the call is given) belongs to."""
+
+    @property
+    def versions(self) -> tuple[DeployedVersion, ...]:
+        """The versions served, newest first (none for a single build)."""
 
     def __call__(self, version: str | None = None, reference: str | None = None) -> Docs: ...
 
@@ -57,6 +62,11 @@ result), read_sections several under one budget, parentId the section one headin
 read more around a result), list_sections a page's outline, read_page a page's Markdown. \
 Every id and url a tool returns is accepted by the others. max_tokens bounds the text \
 returned (tokens: {encoding})."""
+
+
+_VERSIONS = """ The documentation has several versions: {versions}. search_docs searches \
+{default} unless given a version, and each result says its version; the other tools read the \
+version of the id or url they are given."""
 
 
 def _sdk() -> tuple[Any, type[Exception], int]:
@@ -91,6 +101,9 @@ def build_server(docs: DocsSource, *, title: str = "this site",
     instructions = _INSTRUCTIONS.format(title=title, pages=len(current.pages),
                                         chunks=len(current.chunks),
                                         encoding=current.encoding)
+    if docs.versions:
+        instructions += _VERSIONS.format(versions=described_versions(docs.versions),
+                                         default=default_version(docs.versions).version)
     settings: dict[str, Any] = {"name": "mdchunk", "instructions": instructions,
                                 "log_level": "WARNING"}
     if major == 1:
