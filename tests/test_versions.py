@@ -416,3 +416,16 @@ def test_the_mcp_server_of_a_tree_tells_the_assistant_its_versions(indexed_tree:
     assert "searches 2.0 unless given a version" in tree.instructions
     single = build_server(open_docs(indexed_tree / "1.0", tmp_path / "cache"))
     assert "version" not in single.instructions
+
+
+def test_validate_checks_that_a_version_starts_the_ids(make_site: SiteBuilder,
+                                                       tmp_path: Path) -> None:
+    site = make_site(VERSIONS["1.0"], plugin={"version": "1.0"})
+    assert CliRunner().invoke(main, ["validate", str(site / "chunks.jsonl")]).exit_code == 0
+    records = records_of(site)
+    records[0]["version"] = "2.0"
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(json.dumps(record) + "\n" for record in records),
+                      encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(broken)])
+    assert result.exit_code != 0 and "doc:2.0/" in result.output
