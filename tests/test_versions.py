@@ -17,11 +17,14 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 from llms_txt import parse_llms_file
 
 from mdchunk.cli import main
 from mdchunk.errors import OptionError
 from mdchunk.session.config import SiteFacts, build_settings
+from mdchunk.settings import names_version_folder, version_site_url
 from tests.conftest import SiteBuilder
 from tests.helpers import read_jsonl
 from tests.test_mcp import Session, stdio_session
@@ -126,6 +129,19 @@ def test_a_version_that_names_no_folder_is_refused_naming_where_it_came_from(
         with pytest.raises(OptionError) as raised:
             build_settings({}, SiteFacts())
         assert raised.value.option == "MIKE_DOCS_VERSION"
+
+
+@given(base=st.sampled_from(["", "https://example.org", "https://example.org/docs/",
+                              "https://example.org/docs/1.0", "https://x.io/en/latest/"]),
+       version=st.text(st.characters(blacklist_characters="/\\", blacklist_categories=("Cs",
+                                                                                        "Cc")),
+                       min_size=1, max_size=8).filter(names_version_folder))
+def test_a_version_folder_url_is_made_once(base: str, version: str) -> None:
+    """Made again from its own result it is the same (a page's site url passes through it
+    after the build's did), and it always ends with the version's folder."""
+    once = version_site_url(base, version)
+    assert version_site_url(once, version) == once
+    assert (once == "") if not base else once.endswith(f"/{version}/")
 
 
 def test_the_version_enters_the_fingerprint() -> None:

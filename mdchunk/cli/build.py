@@ -261,9 +261,12 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
         if not is_version_tree(site_dir):
             _say_site(chunk(site_dir, build), verbose=verbose)
             return
-        for entry, summary in chunk_version_tree(site_dir, build, chunk):
+        done = chunk_version_tree(site_dir, build, chunk)
+        for entry, summary in done:
             click.echo(f"version {entry.version}:")
             _say_site(summary, verbose=verbose)
+        if build.llms is not None:
+            click.echo(f"llms.txt of the tree: the {len(done)} versions listed")
     except (MdChunkError, OSError) as error:
         raise _fail(error, settings.origins) from error
 
