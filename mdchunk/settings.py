@@ -164,6 +164,62 @@ def check_bundle_folder(value: object) -> str:
     return folder
 
 
+# -- the version of the docs ---------------------------------------------------------------------
+
+VERSION_VARIABLES: tuple[str, ...] = ("MIKE_DOCS_VERSION", "READTHEDOCS_VERSION")
+"""Where a build finds its version when the `version` option names none, in this order: mike
+sets the first when it runs the build (`mike deploy`), Read the Docs the second."""
+
+
+def names_version_folder(name: str) -> bool:
+    """Whether `name` can name a version's folder in a tree, as mike checks a version: not
+    empty, not `.` or `..`, no `/` or `\\`."""
+    return bool(name.strip()) and name not in (".", "..") and not any(
+        separator in name for separator in ("/", "\\"))
+
+
+def check_version(value: str, origin: str = "version") -> str:
+    """A version, checked (`names_version_folder`, and no spaces at its ends nor control
+    characters); raises `OptionError` naming `origin` (the option, or the environment
+    variable it came from)."""
+    if not names_version_folder(value):
+        raise OptionError(origin, f"must name a version folder (no /, \\, . or ..; e.g. "
+                          f"'1.0'), got {value!r}")
+    if value != value.strip() or any(not character.isprintable() for character in value):
+        raise OptionError(origin, f"must be a version without spaces at its ends or control "
+                          f"characters, got {value!r}")
+    return value
+
+
+def build_version(option: str | None, environ: Mapping[str, str]) -> str | None:
+    """The build's version: the `version` option, else the first of `VERSION_VARIABLES` set
+    in `environ`, else None (an unversioned build).
+
+    Raises:
+        OptionError: naming the option or the variable whose value names no version folder.
+    """
+    if option is not None:
+        return check_version(option)
+    for name in VERSION_VARIABLES:
+        value = environ.get(name)
+        if value:
+            return check_version(value, name)
+    return None
+
+
+def version_site_url(site_url: str, version: str | None) -> str:
+    """The url of the version's own folder: `site_url` when it names it already (its last
+    path segment is the version: mike's plugin appends it when it runs first, Read the Docs'
+    canonical url ends with it), else `site_url` + `version/`, where mike deploys the build
+    ("" stays "")."""
+    if not site_url or version is None:
+        return site_url
+    base = site_url.rstrip("/")
+    if base.rsplit("/", 1)[-1] == version:
+        return base + "/"
+    return f"{base}/{version}/"
+
+
 # -- the build ----------------------------------------------------------------------------------
 
 
@@ -229,6 +285,10 @@ class BuildSettings:
     embed_model: str | None = None
     """The model whose vectors of the chunks go into `chunks.sqlite` (`mdchunk.search.vectors`);
     None: none."""
+    version: str | None = None
+    """The version of the docs this build makes (`build_version`), in every record and at the
+    head of every id; None: an unversioned build. `site_url` is then that version's folder's
+    url (`version_site_url`)."""
 
     def page_settings(self) -> OutputSettings:
         """What to make of each page: `output`, and what the agent outputs and the duplicate
@@ -243,5 +303,6 @@ class BuildSettings:
         page."""
         return json.dumps(
             [code_identity(), self.options.as_dict(), self.site_url,
-             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.page_settings())],
+             os.environ.get("SOURCE_DATE_EPOCH"), dataclasses.astuple(self.page_settings()),
+             self.version],
             sort_keys=True)

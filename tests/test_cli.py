@@ -352,7 +352,7 @@ def test_query_prints_breadcrumb_url_and_score(site: Path, tmp_path: Path) -> No
     assert hits[0]["breadcrumb"] == "Installation > macOS"
     assert hits[0]["text"].startswith("## macOS\n\n### Homebrew\n\n")
     assert set(hits[0]) == {"id", "url", "pageUrl", "breadcrumb", "title", "score", "text",
-                            "language"}
+                            "version", "language"}
 
 
 def test_query_searches_a_jsonl_index_as_its_sqlite_one(site: Path, tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "PageSection",
     "chunk_id",
     "uuid5_text",
+    "versioned_doc_name",
 ]
 
 
@@ -185,6 +186,9 @@ class Chunk:
     """The chunk's token budget: max_tokens, or its section's adaptive size."""
     adaptive: tuple[float, float] | None = None
     """With adaptive sizing: the section's complexity (0..1) and scale factor."""
+    docs_version: str | None = None
+    """The version of the docs the page belongs to (None: an unversioned build); `doc_name`
+    then starts with it (`versioned_doc_name`)."""
     language: str | None = None
     """The page's natural language: its front matter `language` / `lang`, else the build's
     (`mdchunk.chunking.describe.page_language`); None when neither says."""
@@ -266,6 +270,7 @@ class Chunk:
             "url": url,
             "absoluteUrl": absolute_url(self.site_url, url),
             "pageUrl": self.page_url,
+            "version": self.docs_version,
             "language": self.language,
             "subHeaders": list(self.sub_headers),
             "charOffsets": {"charStart": self.char_start, "charEnd": self.char_end,
@@ -400,6 +405,12 @@ def uuid5_text(name: str) -> str:
 
 #: `uuid5_text`, cached for document uuids (every chunk of a page asks for the same one).
 page_uuid5 = functools.lru_cache(maxsize=256)(uuid5_text)
+
+
+def versioned_doc_name(doc_name: str, version: str | None) -> str:
+    """The docName of a page of a versioned build: the version folder, then the page's docName
+    (`1.0/guide/install`), so that ids stay unique across the versions of one tree."""
+    return doc_name if version is None else f"{version}/{doc_name}"
 
 
 def chunk_id(doc_name: str, number: int) -> str:

@@ -34,10 +34,12 @@ class Chunker:
         counter: TokenCounter | None = None,
         site_url: str = "",
         processed_at: str | None = None,
+        docs_version: str | None = None,
         language: str | None = None,
         language_folder: str = "",
     ) -> None:
         self.options = options
+        self.docs_version = docs_version
         self.count = counter or token_counter(options.encoding)
         self.site_url = site_url
         self.language = language  # each chunk's, unless its page's front matter names one
@@ -67,7 +69,8 @@ class Chunker:
             spans = text_overlap_starts(parsed, pieces, self.count, self.options.overlap_tokens)
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
         settings = DescribeSettings(self.options, self.count, self.site_url, self.processed_at,
-                                    self._options_dict, self.language, self.language_folder)
+                                    self._options_dict, self.language, self.language_folder,
+                                    self.docs_version)
         # (`_plain` recurses: in Python, too deep a front matter raises RecursionError, where
         # compiled code would overflow the C stack)
         builder = ChunkBuilder(settings, described, parsed, elapsed, packer.tokens, embed=embed,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from mdchunk._version import __version__
-from mdchunk.chunking.chunk import Chunk, Features, Flags
+from mdchunk.chunking.chunk import Chunk, Features, Flags, versioned_doc_name
 from mdchunk.chunking.embed import EmbedTemplate, section_slug
 from mdchunk.chunking.model import Block, PageInput, ParsedPage
 from mdchunk.chunking.overlap import head, tail
@@ -38,6 +38,8 @@ class DescribeSettings:
     language_folder: str = ""
     """The folder of the build's language in a site built once per language, which prefixes
     the doc names (`doc_name_in`)."""
+    docs_version: str | None = None
+    """The version of the docs (`Chunk.docs_version`)."""
 
 
 def doc_name_in(folder: str, doc_name: str) -> str:
@@ -75,7 +77,8 @@ class ChunkBuilder:
         self.span_tokens = span_tokens  # exact count of markdown[start:end], run sums reused
         self.embed = embed
         self.page = page  # (`clean_page`'s)
-        self.doc_name = doc_name_in(settings.language_folder, self.page.doc_name)
+        self.doc_name = versioned_doc_name(
+            doc_name_in(settings.language_folder, self.page.doc_name), settings.docs_version)
         self.text = parsed.markdown
         self.blocks = parsed.blocks
         self.block_starts = [block.start for block in parsed.blocks]
@@ -142,6 +145,7 @@ class ChunkBuilder:
             max_tokens=piece.size,
             adaptive=piece.adaptive,
             language=page_language(self.meta, self.page.language or self.settings.language),
+            docs_version=self.settings.docs_version,
         )
 
     def _flags(self, piece: Piece, text: str, top: list[Block], *, tokens: int,

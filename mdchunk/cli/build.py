@@ -21,6 +21,7 @@ from mdchunk.cli.flags import chunking_flags, jobs_flags, llms_flags
 from mdchunk.errors import MdChunkError, OptionError
 
 if TYPE_CHECKING:
+    from mdchunk.engines.site import SiteSummary
     from mdchunk.settings import BuildSettings
 
 #: The flags of options whose name is not the flag's.
@@ -240,20 +241,41 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     MkDocs, readthedocs, Material/Zensical and Sphinx (basic, alabaster, furo, pydata, book,
     rtd) themes; 404, search and generated index pages are skipped. Page titles and the
     sections of llms.txt come from the navigation the pages show. Where a plugin sees the
-    same site, the chunks are the plugin's.
+    same site, the chunks are the plugin's. A tree of versions (mike's gh-pages: SITE_DIR holds
+    versions.json) is chunked version by version, each in its own folder with its version
+    (aliases are not chunked), and SITE_DIR/llms.txt lists the versions (docs/versions.md).
     """
     from mdchunk.engines.site import chunk_site
-    from mdchunk.outputs.pages import counted, index_summary
+    from mdchunk.engines.site_tree import chunk_version_tree, is_version_tree
 
     settings = _Settings()
     try:
         if config_file is not None:
             settings.update(options_of_file(config_file, "site"), f"'--config' ({config_file})")
         settings.update(_flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
-        summary = chunk_site(site_dir, _command_settings(settings.values, "site"),
-                             docs_dir=docs_dir, content_selector=content_selector)
+        build = _command_settings(settings.values, "site")
+
+        def chunk(folder: Path, build: BuildSettings) -> SiteSummary:
+            return chunk_site(folder, build, docs_dir=docs_dir, content_selector=content_selector)
+
+        if not is_version_tree(site_dir):
+            _say_site(chunk(site_dir, build), verbose=verbose)
+            return
+        done = chunk_version_tree(site_dir, build, chunk)
+        for entry, summary in done:
+            click.echo(f"version {entry.version}:")
+            _say_site(summary, verbose=verbose)
+        if build.llms is not None:
+            click.echo(f"llms.txt of the tree: the {len(done)} versions listed")
     except (MdChunkError, OSError) as error:
         raise _fail(error, settings.origins) from error
+
+
+def _say_site(summary: SiteSummary, *, verbose: bool) -> None:
+    """What `mdchunk site` did to one built site: its warnings, what it skipped (`verbose`),
+    its index."""
+    from mdchunk.outputs.pages import counted, index_summary
+
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
     if verbose:

@@ -40,6 +40,9 @@ _CHUNKING_FLAGS = (
     click.option("--exclude", multiple=True, metavar="GLOB",
                  help="Leave out pages whose path matches this glob (repeatable)."),
     click.option("--site-url", help="The site's url: absoluteUrl and absolute links."),
+    click.option("--version", help="The version of the docs (1.0): in every record, at the head "
+                                   "of every id, and its folder under the site url "
+                                   "(default: MIKE_DOCS_VERSION, else READTHEDOCS_VERSION)."),
     click.option("--markdown/--no-markdown", "write_markdown", default=None,
                  help="Write each page's Markdown beside its HTML (default on)."),
     click.option("--pagefind-output", metavar="DIR",

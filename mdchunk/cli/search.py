@@ -31,8 +31,13 @@ from mdchunk.search.ranking import MODES
               default="auto", show_default=True,
               help="lexical (words, bm25), dense (the index's vectors), hybrid (both, fused); "
                    "auto: hybrid where the index has vectors and their model loads.")
+@click.option("--version", "version",
+              help="The version to search, in a tree of versions (mike's versions.json) or a "
+                   "folder of version folders: its name or an alias (default: the alias "
+                   "latest, else the newest version).")
 def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool,
-          kinds: tuple[str, ...], language: str | None, mode: str) -> None:
+          kinds: tuple[str, ...], language: str | None, mode: str,
+          version: str | None) -> None:
     """Search INDEX (a chunks.sqlite or chunks.jsonl, or the folder holding it) for QUESTION.
 
     Every word of the question is searched for (FTS5, bm25 ranking; matches in breadcrumbs
@@ -41,17 +46,17 @@ def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool
     per section, changelog, blog and index pages below guides and reference unless the
     question names a version or a date, and at most three sections of one page before every
     other page's first three (docs/ranking.md). A chunks.jsonl is indexed on the fly; for
-    repeated searches, write chunks.sqlite at build time (`formats: [native, sqlite]`).
+    repeated searches, write chunks.sqlite at build time (`formats: [native, sqlite]`). INDEX
+    may be the root of a tree of versions: --version chooses the one searched, and each hit
+    says its version (docs/versions.md).
     """
     import sqlite3
 
     from mdchunk.errors import MdChunkError
 
+    path = index
     try:
-        path = _searchable(index, language)
-    except MdChunkError as error:
-        raise click.ClickException(str(error)) from error
-    try:
+        path = _searchable(_build_folder(index, version), language)
         hits = _search(path, question, k, per_section=not all_chunks, kinds=kinds, mode=mode)
     except MdChunkError as error:
         raise click.ClickException(str(error)) from error
@@ -66,10 +71,29 @@ def query(index: Path, question: str, *, k: int, as_json: bool, all_chunks: bool
         click.echo("no match", err=True)
         return
     for rank, hit in enumerate(hits, start=1):
-        click.echo(f"{rank}. {hit.breadcrumb or hit.title}  (score {hit.score:.2f})")
+        of_version = f", version {hit.version}" if hit.version is not None else ""
+        click.echo(f"{rank}. {hit.breadcrumb or hit.title}  (score {hit.score:.2f}{of_version})")
         click.echo(f"   {hit.url or '/'}")
         excerpt = " ".join(hit.text.split())
         click.echo(f"   {excerpt[:160]}{'...' if len(excerpt) > 160 else ''}")
+
+
+def _build_folder(index: Path, version: str | None) -> Path:
+    """The folder (or file) of the build to search: `index`, or in a tree of versions the
+    folder of `version` (`mdchunk.search.versions`).
+
+    Raises:
+        MdChunkError: a version the tree does not have, or one named for an index file.
+    """
+    from mdchunk.errors import MdChunkError
+    from mdchunk.search.versions import version_folder
+
+    if not index.is_dir():
+        if version is not None:
+            raise MdChunkError(f"{index} is one index file: --version chooses among the "
+                               "version folders of a tree; give the tree's root folder")
+        return index
+    return version_folder(index, version)
 
 
 def _searchable(index: Path, language: str | None = None) -> Path:

@@ -3,9 +3,10 @@
 An assistant (Claude Code, Cursor, any MCP client) reads the documentation through five tools,
 all read-only:
 
-- `search_docs(query, limit, max_tokens)`: the sections that best match the query, ranked as
-  `mdchunk query` ranks (`mdchunk.search`), at most one result per section, each with the id
-  of its parent section (`parentId`: one heading up, null at the top of a page).
+- `search_docs(query, limit, max_tokens, version)`: the sections that best match the query,
+  ranked as `mdchunk query` ranks (`mdchunk.search`), at most one result per section, each with
+  the id of its parent section (`parentId`: one heading up, null at the top of a page) and its
+  version.
 - `read_section(id_or_url, max_tokens)`: one whole section, as the page's Markdown has it.
 - `read_sections(ids_or_urls, max_tokens)`: several whole sections under one budget.
 - `read_page(url, max_tokens)`: a page's Markdown.
@@ -38,6 +39,11 @@ size and modification time (the file of an earlier version is removed). An exist
 `chunks.sqlite` older than `chunks.jsonl` is used only when it holds the same records. When the
 index files change (the site was built again), the next tool call loads them again.
 
+Versions. Given the root of a tree of versions (mike's `versions.json`), the server loads
+each version's index (`DocsTree`): `search_docs` reads the version it names (default: the one
+aliased `latest`, else the newest), the other tools the version of the id (`doc:1.0/...`) or
+absolute url they are given, else the default one.
+
 Safety. The server reads the index it was given and, for a page of that index, the page's
 Markdown file inside the site folder: nothing else. A url is looked up in the index, never
 turned into a file path, so a url that is not a page of the index reads nothing; a url with a
@@ -47,8 +53,8 @@ leaves the site folder is not read (the page is then served from its chunk texts
 """
 
 from mdchunk.mcp.docs import Docs, DocsError
-from mdchunk.mcp.index import IndexFiles, LiveDocs, load_docs, prepare_index
+from mdchunk.mcp.index import DocsTree, IndexFiles, LiveDocs, load_docs, open_docs, prepare_index
 from mdchunk.mcp.server import build_server, run_server, serve
 
-__all__ = ["Docs", "DocsError", "IndexFiles", "LiveDocs", "build_server", "load_docs",
-           "prepare_index", "run_server", "serve"]
+__all__ = ["Docs", "DocsError", "DocsTree", "IndexFiles", "LiveDocs", "build_server",
+           "load_docs", "open_docs", "prepare_index", "run_server", "serve"]

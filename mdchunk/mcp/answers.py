@@ -24,6 +24,8 @@ class SearchResult(TypedDict):
     sectionChunks: int
     parentId: str | None
     """The id of the section one heading up (None at the top of its page), for read_section."""
+    version: str | None
+    """The version of the docs the section belongs to (None: an unversioned build)."""
     language: str | None
     """The natural language of the section's page (the native record's `language`)."""
 

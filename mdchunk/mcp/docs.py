@@ -88,6 +88,8 @@ class Docs:
         for page in self.pages.values():
             page.chunks.sort(key=lambda chunk: chunk.number)
         self.site_url = site_url_of(self.chunks.values())
+        self.version: str | None = next((record.get("version") for record in records), None)
+        """The version of the docs the index holds (None: an unversioned build)."""
         self._aliases = page_aliases(self.pages)
         self._page_ids = {c.page_id: c.page_url for c in self.chunks.values() if c.page_id}
         self._texts: collections.OrderedDict[str, PageText] = collections.OrderedDict()
@@ -132,7 +134,8 @@ class Docs:
                 pageUrl=chunk.page_url, breadcrumb=chunk.breadcrumb,
                 title=self.sections[chunk.url].title, score=hit.score, tokens=tokens,
                 text=chunk.text, sectionChunks=len(self.sections[chunk.url].chunks),
-                parentId=self._parent_id(self.sections[chunk.url]), language=hit.language))
+                parentId=self._parent_id(self.sections[chunk.url]), version=hit.version,
+                language=hit.language))
         if omitted and not results:
             smallest = min(entry["tokens"] for entry in omitted)
             raise DocsError(f"max_tokens={max_tokens} is below one chunk: the smallest of the "

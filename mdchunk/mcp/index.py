@@ -7,12 +7,21 @@ import hashlib
 import logging
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from mdchunk.chunking.tokens import token_counter
+from mdchunk.errors import MdChunkError
 from mdchunk.mcp.docs import Docs, DocsError
 from mdchunk.outputs.sqlite import SQLITE_SUFFIXES, read_index, read_sqlite, write_sqlite
+from mdchunk.outputs.version_tree import (
+    DeployedVersion,
+    default_version,
+    described_versions,
+    find_tree,
+    named_version,
+)
 from mdchunk.search.languages import LanguageError, language_folder
 from mdchunk.settings import user_cache_folder
 
@@ -160,7 +169,25 @@ class LiveDocs:
         self._lock = threading.Lock()
         self._languages: dict[Path, LiveDocs] = {}  # the builds of the site's other languages
 
-    def __call__(self) -> Docs:
+    @property
+    def versions(self) -> tuple[DeployedVersion, ...]:
+        """None: one build, whatever its version."""
+        return ()
+
+    def __call__(self, version: str | None = None, reference: str | None = None,
+                 language: str | None = None) -> Docs:
+        """The Docs, loaded again where the index changed; `version`, where named, must be
+        the index's own (`reference` chooses nothing in a single build); with a `language`,
+        those of the site's build in that language (`in_language`)."""
+        docs = self.current() if language is None else self.in_language(language)
+        if version is not None and version != docs.version:
+            held = f"version {docs.version}" if docs.version else "an unversioned build"
+            raise DocsError(f"version {version!r} is not served: this index holds {held} "
+                            "only; search without a version")
+        return docs
+
+    def current(self) -> Docs:
+        """The Docs, loaded again at this call where the index files changed."""
         if self._stamp_now() != self._stamp:
             with self._lock:
                 stamp = self._stamp_now()
@@ -181,7 +208,7 @@ class LiveDocs:
         except LanguageError as error:
             raise DocsError(str(error)) from error
         if folder == self.files.site:
-            return self()
+            return self.current()
         with self._lock:
             live = self._languages.get(folder)
             if live is None:
@@ -214,8 +241,82 @@ def _file_stamp(path: Path) -> tuple[str, int, int] | None:
     return str(path), status.st_mtime_ns, status.st_size
 
 
-def describe(live: LiveDocs) -> str:
-    """One line on what is served and where its SQLite index is."""
+class DocsTree:
+    """The Docs of every version of a tree (mike's `versions.json`), each loaded again when its
+    index changes; a tool's call is answered by the version it names, else by the version its
+    id or absolute url belongs to, else by the default version (`latest`, else the newest)."""
+
+    def __init__(self, root: Path, versions: Sequence[DeployedVersion],
+                 cache_dir: Path | None = None) -> None:
+        self.root = root
+        self._versions = tuple(versions)
+        self.default = default_version(versions).version
+        self.live = {entry.version: LiveDocs(root / entry.version, cache_dir)
+                     for entry in versions}
+
+    @property
+    def versions(self) -> tuple[DeployedVersion, ...]:
+        """The versions of the tree, newest first."""
+        return self._versions
+
+    @property
+    def docs(self) -> Docs:
+        """The default version's Docs (the server's title and instructions are its)."""
+        return self.live[self.default].docs
+
+    def __call__(self, version: str | None = None, reference: str | None = None,
+                 language: str | None = None) -> Docs:
+        """The Docs of `version` (a name or an alias), else of the version `reference` names
+        (an id starts with its version's folder: `doc:1.0/...`; an absolute url lies under its
+        version's url), else of the default version; with a `language`, that version's build
+        in that language."""
+        if version is not None:
+            named = named_version(self.versions, version)
+            if named is None:
+                raise DocsError(f"no version {version!r} in these docs; versions: "
+                                f"{described_versions(self.versions)}")
+            live = self.live[named.version]
+        else:
+            live = self.live[self._version_of(reference or "")]
+        return live.current() if language is None else live.in_language(language)
+
+    def _version_of(self, reference: str) -> str:
+        """The version an id or absolute url belongs to; the default one for another
+        reference."""
+        reference = reference.strip()
+        if reference.startswith("doc:"):
+            head = reference.removeprefix("doc:").split("/", 1)[0]
+            return head if head in self.live else self.default
+        for version, live in self.live.items():
+            base = live.docs.site_url
+            if base and reference.startswith(base):
+                return version
+        return self.default
+
+
+def open_docs(target: Path, cache_dir: Path | None = None) -> LiveDocs | DocsTree:
+    """What a server answers from: the Docs of every version where `target` is a tree of
+    versions (`find_tree`), else the one index of `target` (see `prepare_index`).
+
+    Raises:
+        DocsError: where an index cannot be found, read or made.
+    """
+    try:
+        tree = find_tree(target) if target.is_dir() else None
+    except MdChunkError as error:
+        raise DocsError(str(error)) from error
+    if tree is None:
+        return LiveDocs(target, cache_dir)
+    return DocsTree(tree.root, tree.versions, cache_dir)
+
+
+def describe(served: LiveDocs | DocsTree) -> str:
+    """One line on what is served and where its SQLite index is (each version's, for a
+    tree)."""
+    if isinstance(served, DocsTree):
+        return "; ".join(f"version {version}: {describe(live)}"
+                         for version, live in served.live.items())
+    live = served
     docs, files = live.docs, live.files
     made = {"found": "", "beside": f", made from {files.jsonl} and written beside it",
             "cache": f", made from {files.jsonl} and written into the cache folder (the site "

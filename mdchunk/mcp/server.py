@@ -30,16 +30,31 @@ from mdchunk.mcp.docs import (
     Docs,
     DocsError,
 )
-from mdchunk.mcp.index import LiveDocs, describe
+from mdchunk.mcp.index import describe, open_docs
+from mdchunk.outputs.version_tree import DeployedVersion, default_version, described_versions
 
 _T = TypeVar("_T")
 
 
-class _Answer(Protocol):
-    """What the tools ask `Docs` through: the answer of `ask` by the Docs of the build in
-    `language` (None: the served one), a `DocsError` as a tool error."""
+class DocsSource(Protocol):
+    """The Docs a tool's call is answered by (`LiveDocs`, `DocsTree`): those of `version`
+    where one is named, else those `reference` (an id or url the call is given) belongs to;
+    with a `language`, its build in that language."""
 
-    def __call__(self, ask: Callable[[Docs], _T], language: object = None) -> _T: ...
+    @property
+    def versions(self) -> tuple[DeployedVersion, ...]:
+        """The versions served, newest first (none for a single build)."""
+
+    def __call__(self, version: str | None = None, reference: str | None = None,
+                 language: str | None = None) -> Docs: ...
+
+
+class _Answer(Protocol):
+    """What the tools ask `Docs` through: the answer of `ask` by the Docs of `version` or of
+    `reference`, in `language` (`DocsSource`), a `DocsError` as a tool error."""
+
+    def __call__(self, ask: Callable[[Docs], _T], *, version: object = None,
+                 reference: object = None, language: object = None) -> _T: ...
 
 
 _INSTRUCTIONS = """\
@@ -49,6 +64,11 @@ result), read_sections several under one budget, parentId the section one headin
 read more around a result), list_sections a page's outline, read_page a page's Markdown. \
 Every id and url a tool returns is accepted by the others. max_tokens bounds the text \
 returned (tokens: {encoding})."""
+
+
+_VERSIONS = """ The documentation has several versions: {versions}. search_docs searches \
+{default} unless given a version, and each result says its version; the other tools read the \
+version of the id or url they are given."""
 
 
 def _sdk() -> tuple[Any, type[Exception], int]:
@@ -72,12 +92,9 @@ def _require_sdk() -> None:
                         "'mdchunk[mcp]'") from error
 
 
-def build_server(docs: Callable[[], Docs], *, title: str = "this site",
-                 host: str = "127.0.0.1", port: int = 8000,
-                 languages: Callable[[str], Docs] | None = None) -> Any:
-    """An MCP server with the five tools over `docs()` (called for each tool call), and over
-    `languages(tag)` for a call that names a language (`LiveDocs.in_language`; None: the
-    server has one language).
+def build_server(docs: DocsSource, *, title: str = "this site",
+                 host: str = "127.0.0.1", port: int = 8000) -> Any:
+    """An MCP server with the five tools over `docs(...)` (called for each tool call).
 
     `host` and `port` are used by `run_server` with streamable HTTP; mcp 1.x takes them here.
     """
@@ -86,6 +103,9 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
     instructions = _INSTRUCTIONS.format(title=title, pages=len(current.pages),
                                         chunks=len(current.chunks),
                                         encoding=current.encoding)
+    if docs.versions:
+        instructions += _VERSIONS.format(versions=described_versions(docs.versions),
+                                         default=default_version(docs.versions).version)
     settings: dict[str, Any] = {"name": "mdchunk", "instructions": instructions,
                                 "log_level": "WARNING"}
     if major == 1:
@@ -93,12 +113,11 @@ def build_server(docs: Callable[[], Docs], *, title: str = "this site",
     else:
         settings["version"] = __version__
     server = server_class(**settings)
-    _add_tools(server, docs, tool_error, languages)
+    _add_tools(server, docs, tool_error)
     return server
 
 
-def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception],
-               languages: Callable[[str], Docs] | None = None) -> None:
+def _add_tools(server: Any, docs: DocsSource, tool_error: type[Exception]) -> None:
     """Register the tools on `server`, each read-only and described by its docstring on one
     line (the indentation of a docstring would cost the assistant tokens); a `DocsError` is
     the SDK's tool error, whose message the assistant reads."""
@@ -107,26 +126,20 @@ def _add_tools(server: Any, docs: Callable[[], Docs], tool_error: type[Exception
     read_only = ToolAnnotations.model_validate(
         {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
 
-    def answer(ask: Callable[[Docs], _T], language: object = None) -> _T:
+    def answer(ask: Callable[[Docs], _T], *, version: object = None,
+               reference: object = None, language: object = None) -> _T:
+        if isinstance(reference, list):
+            reference = reference[0] if reference else None
         try:
-            return ask(_docs_in(docs, languages, language))
+            named = None if version is None else text(version, "version", "1.0")
+            tag = None if language is None else text(language, "language", "fr")
+            return ask(docs(named, reference if isinstance(reference, str) else None, tag))
         except DocsError as error:
             raise tool_error(str(error)) from None
 
     for function in _tools(answer):
         description = " ".join((function.__doc__ or "").split())
         server.tool(annotations=read_only, description=description)(function)
-
-
-def _docs_in(docs: Callable[[], Docs], languages: Callable[[str], Docs] | None,
-             language: object) -> Docs:
-    """The Docs a tool call asks: those of the build in `language`, else the served ones."""
-    if language is None:
-        return docs()
-    tag = text(language, "language", "fr")
-    if languages is None:
-        raise DocsError(f"language={tag!r}: this server serves one build; leave language out")
-    return languages(tag)
 
 
 def _tools(answer: _Answer) -> list[Callable[..., Any]]:
@@ -149,7 +162,7 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
         return answer(lambda d: d.read_section(text(id_or_url, "id_or_url", _EXAMPLE,
                                                     several="read_sections"),
                                                max_tokens=integer(max_tokens, "max_tokens")),
-                      language)
+                      reference=id_or_url, language=language)
 
     def read_sections(ids_or_urls: references, max_tokens: sections_tokens = SECTIONS_TOKENS,
                       language: language_tag = None) -> SectionsAnswer:
@@ -159,7 +172,8 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
         returned but listed in `omitted` with its tokens (read it with read_section)."""
         return answer(lambda d: d.read_sections(
             texts(ids_or_urls, "ids_or_urls", _EXAMPLE),
-            max_tokens=integer(max_tokens, "max_tokens")), language)
+            max_tokens=integer(max_tokens, "max_tokens")), reference=ids_or_urls,
+            language=language)
 
     def read_page(url: reference, max_tokens: most_tokens = PAGE_TOKENS,
                   language: language_tag = None) -> PageAnswer:
@@ -170,13 +184,14 @@ def _tools(answer: _Answer) -> list[Callable[..., Any]]:
         with read_section), partlyOmitted the url of a section cut in the middle."""
         return answer(lambda d: d.read_page(_reference(url, "url"),
                                             max_tokens=integer(max_tokens, "max_tokens")),
-                      language)
+                      reference=url, language=language)
 
     def list_sections(url: reference, language: language_tag = None) -> OutlineAnswer:
         """The outline of a page (any url or id on it names it): each section's title,
         breadcrumb, depth (1 for the page title), url#anchor, chunk id and token count (what
         read_section needs to return it whole), with the page's total tokens."""
-        return answer(lambda d: d.list_sections(_reference(url, "url")), language)
+        return answer(lambda d: d.list_sections(_reference(url, "url")), reference=url,
+                      language=language)
 
     return [_search_tool(answer), read_section, read_sections, read_page, list_sections]
 
@@ -203,22 +218,25 @@ def _search_tool(answer: _Answer) -> Callable[..., Any]:
         _INTEGER, f"How many sections at most (1 to {MAX_SEARCH_LIMIT}).")]
     tokens = Annotated[Any, declared(_INTEGER, "Most tokens of text in all results together.")]
     language_tag = Annotated[Any, declared(_NULLABLE_STRING, _LANGUAGE)]
-
+    version_type = Annotated[Any, declared(
+        _STRING, "The version of the docs to search, by name or alias (1.0, latest); default: "
+                 "latest, else the newest.")]
 
     def search_docs(query: words, limit: limit_type = SEARCH_LIMIT,
-                    max_tokens: tokens = SEARCH_TOKENS, language: language_tag = None
-                    ) -> SearchAnswer:
+                    max_tokens: tokens = SEARCH_TOKENS, version: version_type = None,
+                    language: language_tag = None) -> SearchAnswer:
         """Search the documentation: the sections that best match the query, best first, at
         most one result per section (a section is a page and an anchor). Each result has the
         section's url (page#anchor), breadcrumb, the text of its best-matching chunk and that
         text's token count; sectionChunks > 1 means read_section(id) has more; parentId is the
         section one heading up (null at the top of a page), to read more around it. The texts
         together stay within max_tokens: a result that does not fit what is left is not
-        returned but listed in `omitted` with its tokens (read it with read_section)."""
+        returned but listed in `omitted` with its tokens (read it with read_section). Where the
+        docs have several versions, `version` chooses one and each result says its version."""
         return answer(lambda d: d.search(text(query, "query", "install on linux"),
                                          limit=integer(limit, "limit"),
                                          max_tokens=integer(max_tokens, "max_tokens")),
-                      language)
+                      version=version, language=language)
 
     return search_docs
 
@@ -256,9 +274,8 @@ def serve(target: Path, *, http: bool = False, host: str = "127.0.0.1", port: in
     """
     tell = say or (lambda line: print(line, file=sys.stderr))
     _require_sdk()
-    live = LiveDocs(target, cache_dir)
-    server = build_server(live, title=site_title(live.docs), host=host, port=port,
-                          languages=live.in_language)
+    live = open_docs(target, cache_dir)
+    server = build_server(live, title=site_title(live.docs), host=host, port=port)
     where = f"{base_url(host, port)}/mcp" if http else "stdio"
     tell(f"mdchunk mcp: {describe(live)}; serving on {where}")
     if http and (warning := exposure_warning(host, "read these docs")) is not None:

@@ -36,16 +36,16 @@ from mdchunk.chunking.chunk import SCHEMA_VERSION
 SQLITE_SUFFIXES: tuple[str, ...] = (".sqlite", ".sqlite3", ".db")
 
 #: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
-SQLITE_SCHEMA_VERSION = 2
+SQLITE_SCHEMA_VERSION = 3
 
 #: The native record's fields, in order; those in `JSON_COLUMNS` hold JSON text.
 COLUMNS: tuple[str, ...] = (
     "id", "parentId", "prevId", "nextId", "embedText", "originalText", "chunkNumber",
     "totalChunks", "contentType", "fileTitle", "sectionTitle", "headerPath", "headerBreadcrumb",
-    "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "language",
-    "subHeaders", "charOffsets", "lineRange", "tokenStats", "blockTypes", "features", "flags",
-    "adaptiveSizing", "previousContent", "nextContent", "uuid", "documentUuid", "sha256",
-    "duplicateOf", "schemaVersion", "metadata",
+    "headerDepths", "headerSlugs", "sectionSlug", "url", "absoluteUrl", "pageUrl", "version",
+    "language", "subHeaders", "charOffsets", "lineRange", "tokenStats", "blockTypes", "features",
+    "flags", "adaptiveSizing", "previousContent", "nextContent", "uuid", "documentUuid",
+    "sha256", "duplicateOf", "schemaVersion", "metadata",
 )
 JSON_COLUMNS = frozenset({
     "headerPath", "headerDepths", "headerSlugs", "subHeaders", "charOffsets", "lineRange",
@@ -145,6 +145,13 @@ def connect(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such index file")
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+def column_or_null(connection: sqlite3.Connection, name: str) -> str:
+    """`name` quoted, to select that column of `chunks`; `NULL` where the index was written
+    before the column was (an older mdchunk), so that it can still be searched."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(chunks)")}
+    return f'"{name}"' if name in columns else "NULL"
 
 
 def read_sqlite(path: Path) -> list[dict[str, Any]]:

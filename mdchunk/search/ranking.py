@@ -17,7 +17,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from mdchunk.outputs.sqlite import FTS_WEIGHTS, connect
+from mdchunk.outputs.sqlite import FTS_WEIGHTS, column_or_null, connect
 from mdchunk.search.dense import dense_side
 from mdchunk.search.kinds import page_kinds, reorder
 from mdchunk.search.lexical import lexical_ranking
@@ -45,6 +45,8 @@ class Hit:
     score: float
     """Higher is better: -bm25 for a lexical search, the fused score for a hybrid one."""
     text: str
+    version: str | None = None
+    """The version of the docs the chunk belongs to (None: an unversioned build)."""
     language: str | None = None
     """The natural language of the chunk's page (the native record's `language`)."""
 
@@ -52,7 +54,7 @@ class Hit:
         """Plain JSON form, named as the native record names these fields."""
         return {"id": self.id, "url": self.url, "pageUrl": self.page_url,
                 "breadcrumb": self.breadcrumb, "title": self.title, "score": self.score,
-                "text": self.text, "language": self.language}
+                "text": self.text, "version": self.version, "language": self.language}
 
 
 def fuse(rankings: Sequence[Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
@@ -132,13 +134,14 @@ def _hits(connection: Any, ranking: Sequence[tuple[int, float]]) -> list[Hit]:
         return []
     marks = ", ".join("?" for _ in ranking)
     rows = connection.execute(
-        "SELECT rowid, id, url, pageUrl, headerBreadcrumb, fileTitle, originalText, language "
+        "SELECT rowid, id, url, pageUrl, headerBreadcrumb, fileTitle, originalText, "
+        f"{column_or_null(connection, 'version')}, {column_or_null(connection, 'language')} "
         "FROM chunks "
         f"WHERE rowid IN ({marks})", [rowid for rowid, _ in ranking]).fetchall()
     by_rowid = {row[0]: row for row in rows}
     return [
         Hit(id=row[1], url=row[2] or "", page_url=row[3] or "", breadcrumb=row[4] or "",
-            title=row[5] or "", score=round(score, 4), text=row[6] or "",
-            language=row[7])
+            title=row[5] or "", score=round(score, 4), text=row[6] or "", version=row[7],
+            language=row[8])
         for rowid, score in ranking if (row := by_rowid.get(rowid)) is not None
     ]

@@ -71,18 +71,23 @@ def _mcp_app(site: Path, host: str, port: int, cache_dir: Path | None
              ) -> tuple[Any, str]:
     """The MCP server's HTTP app over the site's chunk index, and what to say of it; (None,
     why) where there is no index or no MCP SDK."""
-    if not any((site / name).is_file() for name in _INDEX_FILES):
+    from mdchunk.outputs.version_tree import find_tree
+
+    try:
+        tree = find_tree(site)
+    except MdChunkError as error:
+        raise ServeError(str(error)) from error
+    if not any((site / name).is_file() for name in _INDEX_FILES) and tree is None:
         return None, "off: the site has no chunk index (chunks.jsonl)"
     try:
         from mdchunk.mcp import DocsError
-        from mdchunk.mcp.index import LiveDocs, describe
+        from mdchunk.mcp.index import describe, open_docs
         from mdchunk.mcp.server import build_server, http_app, site_title
     except ImportError as error:
         return None, f"off: the MCP SDK is not installed ({error}): pip install 'mdchunk[mcp]'"
     try:
-        live = LiveDocs(site, cache_dir)
+        live = open_docs(site, cache_dir)
     except DocsError as error:
         raise ServeError(str(error)) from error
-    server = build_server(live, title=site_title(live.docs), host=host, port=port,
-                          languages=live.in_language)
+    server = build_server(live, title=site_title(live.docs), host=host, port=port)
     return http_app(server, host=host), describe(live)

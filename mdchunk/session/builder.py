@@ -41,7 +41,7 @@ from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
 from mdchunk.session.page_files import PageFiles
 from mdchunk.session.page_job import JobSettings, PageJob
 from mdchunk.session.workers import WorkerPool, WorkerStart
-from mdchunk.settings import BuildSettings
+from mdchunk.settings import BuildSettings, version_site_url
 
 if TYPE_CHECKING:
     from mdchunk.search.embedders import Embedder
@@ -89,7 +89,7 @@ class IndexBuilder:
         self._files = PageFiles(settings, site_dir, self.cache)
         self._job = PageJob(JobSettings(
             settings.options, build_time(), settings.page_settings(), self.cache.folder,
-            self.cache.settings, settings.tokenizer, site_dir), self.cache)
+            self.cache.settings, settings.tokenizer, site_dir, settings.version), self.cache)
         """Chunks the pages chunked in this process (and says how workers chunk theirs)."""
         self._duplicates = DuplicateSearch(self.cache.folder, self.cache.settings)
         self._start = WorkerStart(settings.workers)
@@ -131,7 +131,8 @@ class IndexBuilder:
         build.added[source] = page.url
         build.seen.add(source)
         self.index.excluded.discard(source)
-        url = self.settings.site_url if site_url is None else site_url
+        url = self.settings.site_url if site_url is None else version_site_url(
+            site_url, self.settings.version)
         indexed = IndexedPage(_EMPTY, _page_key(page, url), markdown_path, fingerprint)
         found = self.cache.summary(indexed.key)
         if found is not None:

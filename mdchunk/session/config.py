@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,11 +32,14 @@ from mdchunk.settings import (
     DEFAULT_FOLDER,
     DUPLICATE_MODES,
     LLMS_OPTIONS,
+    VERSION_VARIABLES,
     BuildSettings,
     LlmsOptions,
     OutputSettings,
     PagefindSettings,
+    build_version,
     checked_mode,
+    version_site_url,
 )
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
@@ -131,6 +135,10 @@ SITE_OPTIONS: tuple[SiteOption, ...] = (
               "options."),
     _chunking("adaptive_sizing", (dict, bool), "`{base_size, min_scale, max_scale}` or true: "
               "scale each section's budget with its complexity."),
+    SiteOption("version", None, (str,),
+               f"The version of the docs this build makes (`1.0`), in every record and at the "
+               f"head of every id; default: {', then '.join(VERSION_VARIABLES)} (set by mike "
+               "and Read the Docs), else none (see docs/versions.md)."),
     SiteOption("output", "chunks.jsonl", (str,),
                "Where the native chunk index is written, relative to the site folder."),
     SiteOption("formats", ["native"], (list,), "Output formats to write (see docs/formats.md)."),
@@ -263,6 +271,7 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
     page_kinds = _checked_page_kinds(given["page_kinds"])
     chunking = {field.name: given[field.name] for field in dataclasses.fields(ChunkOptions)}
     inspector = given["inspector"]
+    version = build_version(given["version"], os.environ)
     return BuildSettings(
         options=ChunkOptions.validated(chunking),
         output=OutputSettings(formats=tuple(check_formats(given["formats"])),
@@ -271,7 +280,8 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
                               inspector=bool(inspector or (inspector is None and site.serving)),
                               pagefind_filters=tuple(given["pagefind_filters"])),
         index=check_output_path(given["output"]),
-        site_url=folder_url(site.site_url, site.language_folder),
+        site_url=folder_url(version_site_url(site.site_url, version), site.language_folder),
+        version=version,
         exclude=tuple(given["exclude"]), page_kinds=page_kinds,
         write_markdown=given["write_markdown"],
         workers=given["workers"], tokenizer=given["tokenizer"],

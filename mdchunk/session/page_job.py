@@ -40,6 +40,8 @@ class JobSettings:
     site_dir: Path | None = None
     """Where each page's own files are written as it is chunked (`write_page_files`; None:
     they are not)."""
+    version: str | None = None
+    """The version of the docs (`BuildSettings.version`)."""
 
 
 class PageJob:
@@ -68,7 +70,8 @@ class PageJob:
                                     language=output.language,
                                     language_folder=output.language_folder,
                                     counter=token_counter(settings.options.encoding,
-                                                          tokenizer=settings.tokenizer))
+                                                          tokenizer=settings.tokenizer),
+                                    docs_version=settings.version)
         return self._chunker
 
     @property

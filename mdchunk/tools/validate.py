@@ -3,9 +3,10 @@
 Every problem names the chunk it is about. Checks by profile:
 
 - `native` (`chunks.jsonl`, `chunks.sqlite`): required fields and their types; unique ids;
-  `id == parentId::ch{chunkNumber}`; per page, chunkNumber 0..n-1, the same totalChunks == n,
-  prevId/nextId linking the chunks in order; `totalChars == charEnd - charStart`; `sha256` of
-  `originalText`; with the pages' `.md` files beside the index, the offsets inside the page and
+  `id == parentId::ch{chunkNumber}`; a `version` that starts the docName; per page,
+  chunkNumber 0..n-1, the same totalChunks == n, prevId/nextId linking the chunks in order;
+  `totalChars == charEnd - charStart`; `sha256` of `originalText`; with the pages' `.md` files
+  beside the index, the offsets inside the page and
   `originalText == page_markdown[charStart:charEnd]`; with a token counter, exact token counts.
 - `hepilot`: seed 003's JSON Schema (with `jsonschema` when installed), unique `chunk_id`s;
   per document one total_chunks, and distinct chunk_index values in 0..total_chunks-1, all of
@@ -150,6 +151,7 @@ def _record_checks(name: str, record: dict[str, Any], counter: Callable[[str], i
     if name != expected:
         problems.append(Problem(name, f"id does not match parentId and chunkNumber "
                                       f"(expected {expected!r})"))
+    problems.extend(_version_checks(name, record))
     text = record["originalText"]
     offsets = record["charOffsets"]
     start, end = offsets.get("charStart"), offsets.get("charEnd")
@@ -169,6 +171,20 @@ def _record_checks(name: str, record: dict[str, Any], counter: Callable[[str], i
         problems.append(Problem(name, f"tokenStats.tokens is {tokens}, but originalText has "
                                       f"{counter(text)} tokens"))
     return problems
+
+
+def _version_checks(name: str, record: dict[str, Any]) -> list[Problem]:
+    """A record's `version` (absent in indexes of an older mdchunk): null, or a version whose
+    folder starts the record's docName (`doc:1.0/guide/install`)."""
+    version = record.get("version")
+    if version is None:
+        return []
+    if not isinstance(version, str):
+        return [Problem(name, f"'version' must be string or null, got {version!r:.60}")]
+    if not record["parentId"].startswith(f"doc:{version}/"):
+        return [Problem(name, f"parentId {record['parentId']!r} does not start with its "
+                              f"version's folder (expected 'doc:{version}/...')")]
+    return []
 
 
 def _chain(parent: str, chunks: list[dict[str, Any]]) -> list[Problem]:

@@ -71,6 +71,8 @@ BAD: dict[str, list[tuple[Any, str, str]]] = {
     "llms_optional": [("changelog*", "'changelog*'", "list"), ([1], "1", "str")],
     "llms_directive": [("on", "'on'", "bool")],
     "tokenizer": [("fast", "'fast'", "rs-bpe"), (3, "3", "str")],
+    "version": [("1.0/beta", "'1.0/beta'", "version folder"), ("..", "'..'", "version folder"),
+                ("", "''", "version folder"), (3, "3", "str")],
 }
 CASES = [(name, *case) for name, cases in BAD.items() for case in cases]
 

@@ -14,6 +14,8 @@ retrieval, so its record carries the chunk's whole text):
   but its heading (its `content` is then `null`).
 - `weight`: `level` 0 for content, 100 - 10 N for `lvlN` (the scraper's scale); `position` the
   chunk's number in its page; `pageRank` 0.
+- `version`: in a versioned build only, `[version]`, as the scraper makes it of a page's
+  `docsearch:version` meta tag (the facet a versioned search bar filters on).
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ def docsearch_record(chunk: Chunk) -> Record:
             "pageRank": 0,
         },
     }
+    if chunk.docs_version is not None:
+        record["version"] = [chunk.docs_version]
     return record
 
 
