@@ -220,6 +220,27 @@ def version_site_url(site_url: str, version: str | None) -> str:
     return f"{base}/{version}/"
 
 
+def folder_url(site_url: str, folder: str) -> str:
+    """The public url of a build that sits in `folder` of the site at `site_url` (a language's
+    folder of a site built once per language), unless `site_url` names that folder already
+    (a language's own `site_url`); "" stays "" (no public url)."""
+    if not site_url or not folder:
+        return site_url
+    base = site_url.rstrip("/") + "/"
+    return base if base.endswith(f"/{folder}/") else f"{base}{folder}/"
+
+
+def build_site_url(site_url: str, version: str | None, folder: str) -> str:
+    """The public url of the build of `version` in the language folder `folder`
+    (`ROOT/<version>/<folder>/`, as mike deploys a site that mkdocs-static-i18n builds), from
+    the url of the site or of that build itself: the folder is set aside while the version
+    folder is found (`version_site_url`), then put back (`folder_url`)."""
+    base = site_url.rstrip("/") + "/" if site_url else site_url
+    if folder and base.endswith(f"/{folder}/"):
+        base = base[:-len(folder) - 1]
+    return folder_url(version_site_url(base, version), folder)
+
+
 # -- the build ----------------------------------------------------------------------------------
 
 

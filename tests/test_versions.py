@@ -4,13 +4,14 @@ git branch) read by `mdchunk site`, `mdchunk query` and `mdchunk mcp`."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from llms_txt import parse_llms_file
 from mdchunk.cli import main
 from mdchunk.errors import OptionError
 from mdchunk.session.config import SiteFacts, build_settings
-from mdchunk.settings import names_version_folder, version_site_url
+from mdchunk.settings import build_site_url, names_version_folder, version_site_url
 from tests.conftest import SiteBuilder
 from tests.helpers import read_jsonl
 from tests.test_mcp import Session, stdio_session
@@ -144,6 +145,22 @@ def test_a_version_folder_url_is_made_once(base: str, version: str) -> None:
     assert (once == "") if not base else once.endswith(f"/{version}/")
 
 
+@given(base=st.sampled_from(["", "https://example.org", "https://example.org/docs/",
+                              "https://example.org/docs/2.0/"]),
+       version=st.sampled_from([None, "1.0", "2.0", "latest"]),
+       folder=st.sampled_from(["", "fr", "pt-BR"]))
+def test_a_builds_url_is_made_once_from_the_sites_or_its_own(base: str, version: str | None,
+                                                               folder: str) -> None:
+    """The url of a version's build in a language folder is the same whether it is made from
+    the site's url or from its own (a page's canonical url in `mdchunk site`), and it ends
+    with the version's folder, then the language's."""
+    once = build_site_url(base, version, folder)
+    assert build_site_url(once, version, folder) == once
+    if base:
+        tail = "/".join(part for part in (version, folder) if part)
+        assert once.endswith(f"/{tail}/" if tail else "/")
+
+
 def test_the_version_enters_the_fingerprint() -> None:
     one, two = (build_settings({"version": name}, SiteFacts()) for name in ("1.0", "2.0"))
     assert one.fingerprint() != two.fingerprint()
@@ -189,12 +206,9 @@ def _write_pages(docs: Path, pages: dict[str, str]) -> None:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
-def deploy_with_mike(repo: Path, *, alias_type: str = "symlink", prefix: str = "") -> Path:
-    """Two versions of a small site deployed by mike to the branch gh-pages of a new git
-    repository (no remote): 1.0, then 2.0 with the alias latest (each alias a symbolic link,
-    a copy or redirect pages: `alias_type`), under the folder `prefix` of the branch (mike's
-    `--deploy-prefix`); returns a checkout of the branch."""
-    pytest.importorskip("mike")
+def mike_environment() -> dict[str, str]:
+    """The environment mike runs in: this Python's scripts first, a git that needs no user
+    configuration, fixed timestamps, and neither mike's nor Read the Docs' version set."""
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
            "GIT_AUTHOR_NAME": "mdchunk", "GIT_AUTHOR_EMAIL": "tests@mdchunk.invalid",
@@ -203,22 +217,43 @@ def deploy_with_mike(repo: Path, *, alias_type: str = "symlink", prefix: str = "
            "SOURCE_DATE_EPOCH": "1700000000"}
     env.pop("MIKE_DOCS_VERSION", None)
     env.pop("READTHEDOCS_VERSION", None)
+    return env
+
+
+def deploy_versions(repo: Path, config: dict[str, Any],
+                    versions: Sequence[tuple[str, list[str], Callable[[Path], None]]], *,
+                    alias_type: str = "symlink", prefix: str = "") -> Path:
+    """Versions of a site deployed by mike to the branch gh-pages of a new git repository (no
+    remote), in turn: each a version's name, its aliases and what writes its docs folder; each
+    alias a symbolic link, a copy or redirect pages (`alias_type`), under the folder `prefix`
+    of the branch (mike's `--deploy-prefix`). Returns a checkout of the branch."""
+    pytest.importorskip("mike")
+    env = mike_environment()
     repo.mkdir()
-    config = {"site_name": "Widgets", "site_url": SITE_URL,
-              "plugins": [{"mdchunk": {"formats": ["native", "sqlite"], "cache": False}}]}
     (repo / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     (repo / ".gitignore").write_text("site/\n", encoding="utf-8")
     _run(["git", "init", "-q", "-b", "main"], repo, env)
-    mike = [str(bin_dir / "mike"), "deploy", "--branch", "gh-pages", "--alias-type", alias_type,
-            *(["--deploy-prefix", prefix] if prefix else [])]
-    for version, aliases in (("1.0", []), ("2.0", ["latest"])):
-        _write_pages(repo / "docs", VERSIONS[version])
+    mike = [str(Path(sys.executable).parent / "mike"), "deploy", "--branch", "gh-pages",
+            "--alias-type", alias_type, *(["--deploy-prefix", prefix] if prefix else [])]
+    for version, aliases, write_docs in versions:
+        write_docs(repo / "docs")
         _run(["git", "add", "-A"], repo, env)
         _run(["git", "commit", "-q", "-m", f"docs {version}"], repo, env)
         _run([*mike, "--update-aliases", version, *aliases], repo, env)
     tree = repo.parent / f"{repo.name}-gh-pages"
     _run(["git", "worktree", "add", "-q", str(tree), "gh-pages"], repo, env)
     return tree
+
+
+def deploy_with_mike(repo: Path, *, alias_type: str = "symlink", prefix: str = "") -> Path:
+    """Two versions of a small site deployed by mike (`deploy_versions`): 1.0, then 2.0 with
+    the alias latest."""
+    config = {"site_name": "Widgets", "site_url": SITE_URL,
+              "plugins": [{"mdchunk": {"formats": ["native", "sqlite"], "cache": False}}]}
+    return deploy_versions(repo, config, [
+        (version, aliases, functools.partial(_write_pages, pages=VERSIONS[version]))
+        for version, aliases in (("1.0", []), ("2.0", ["latest"]))
+    ], alias_type=alias_type, prefix=prefix)
 
 
 @pytest.fixture(scope="module")

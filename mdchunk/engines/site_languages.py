@@ -15,8 +15,7 @@ import lxml.etree
 import lxml.html
 
 from mdchunk.outputs.outline import is_language_tag, normal_tag
-from mdchunk.session.config import folder_url
-from mdchunk.settings import BuildSettings
+from mdchunk.settings import BuildSettings, folder_url
 
 
 def html_language(site_dir: Path) -> str | None:

@@ -41,7 +41,7 @@ from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
 from mdchunk.session.page_files import PageFiles
 from mdchunk.session.page_job import JobSettings, PageJob
 from mdchunk.session.workers import WorkerPool, WorkerStart
-from mdchunk.settings import BuildSettings, version_site_url
+from mdchunk.settings import BuildSettings, build_site_url
 
 if TYPE_CHECKING:
     from mdchunk.search.embedders import Embedder
@@ -131,8 +131,8 @@ class IndexBuilder:
         build.added[source] = page.url
         build.seen.add(source)
         self.index.excluded.discard(source)
-        url = self.settings.site_url if site_url is None else version_site_url(
-            site_url, self.settings.version)
+        url = self.settings.site_url if site_url is None else build_site_url(
+            site_url, self.settings.version, self.settings.output.language_folder)
         indexed = IndexedPage(_EMPTY, _page_key(page, url), markdown_path, fingerprint)
         found = self.cache.summary(indexed.key)
         if found is not None:

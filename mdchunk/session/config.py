@@ -37,9 +37,9 @@ from mdchunk.settings import (
     LlmsOptions,
     OutputSettings,
     PagefindSettings,
+    build_site_url,
     build_version,
     checked_mode,
-    version_site_url,
 )
 
 _KINDS = {bool: "a bool (true or false)", int: "an integer", str: "a str (text)",
@@ -280,7 +280,7 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
                               inspector=bool(inspector or (inspector is None and site.serving)),
                               pagefind_filters=tuple(given["pagefind_filters"])),
         index=check_output_path(given["output"]),
-        site_url=folder_url(version_site_url(site.site_url, version), site.language_folder),
+        site_url=build_site_url(site.site_url, version, site.language_folder),
         version=version,
         exclude=tuple(given["exclude"]), page_kinds=page_kinds,
         write_markdown=given["write_markdown"],
@@ -291,16 +291,6 @@ def build_settings(values: Mapping[str, Any], site: SiteFacts) -> BuildSettings:
         llms=LlmsOptions.validated({name: given[name] for name in LLMS_OPTIONS}),
         duplicates=given["duplicates"],
         embed_model=_embed_model(given["embed_model"], given["formats"]))
-
-
-def folder_url(site_url: str, folder: str) -> str:
-    """The public url of a build that sits in `folder` of the site at `site_url` (a language's
-    folder of a site built once per language), unless `site_url` names that folder already
-    (a language's own `site_url`); "" stays "" (no public url)."""
-    if not site_url or not folder:
-        return site_url
-    base = site_url.rstrip("/") + "/"
-    return base if base.endswith(f"/{folder}/") else f"{base}{folder}/"
 
 
 def _embed_model(name: str | None, formats: Sequence[str]) -> str | None:
