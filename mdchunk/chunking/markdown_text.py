@@ -11,11 +11,14 @@ ask of it.
   no footnote references, emphasis marks or escapes (the page summary keeps code spans whole).
 - `markdown_to_text`: the Markdown as plain text on one line, without its syntax (the
   `docsearch` and `pagefind` records' `content`).
+- `off_marks`: a cut between two characters moved back off a combining mark (packing cuts
+  there when no sentence or word end fits).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 INLINE_ATOM = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)|\$([^$\n]+)\$", re.S)
 """An inline code span (group 2: its code, `_unpadded` for the code alone) or an inline equation
@@ -211,3 +214,17 @@ def _without_marks(text: str) -> str:
         for emphasis in _EMPHASIS:
             text = emphasis.sub(r"\2", text)
     return _ESCAPE.sub(r"\1", text)
+
+
+_SPACING_MARKS = frozenset("\u0e33\u0eb3")
+"""Letters that Unicode's grapheme clusters keep with the letter before them, though they are no
+marks (Thai SARA AM, Lao AM: `SpacingMark` in UAX #29)."""
+
+
+def off_marks(text: str, cut: int, floor: int) -> int:
+    """`cut` moved back, not below `floor`, until no combining mark starts the text after it:
+    a Thai vowel or tone mark, an accent, stays with the letter it sits on."""
+    while cut > floor and (text[cut] in _SPACING_MARKS
+                           or unicodedata.category(text[cut]).startswith("M")):
+        cut -= 1
+    return cut

@@ -25,12 +25,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from mdchunk.chunking.adaptive import complexity
-from mdchunk.chunking.markdown_text import sentence_ends
+from mdchunk.chunking.markdown_text import off_marks, sentence_ends
 from mdchunk.chunking.model import ATOMIC_REASONS, Block
 from mdchunk.chunking.span_counts import BlockRuns, last_true
 from mdchunk.chunking.tokens import TokenCounter
@@ -411,7 +410,7 @@ class Packer:
             cut = self._last_fitting(start, gaps)
             if cut is None:
                 cut = self._last_fitting(start, range(after, end))
-                cut = None if cut is None else _off_marks(self.text, cut, after)
+                cut = None if cut is None else off_marks(self.text, cut, after)
             if cut is None and start < floor:
                 cut = self._line_start(floor)
                 pieces.append(self._lead_piece(start, cut, section))
@@ -545,20 +544,6 @@ class Packer:
         if (start, end) == (piece.start, piece.end):
             return piece
         return dataclasses.replace(piece, start=start, end=end)
-
-
-_SPACING_MARKS = frozenset("\u0e33\u0eb3")
-"""Letters that Unicode's grapheme clusters keep with the letter before them, though they are no
-marks (Thai SARA AM, Lao AM: `SpacingMark` in UAX #29)."""
-
-
-def _off_marks(text: str, cut: int, floor: int) -> int:
-    """`cut` moved back, not below `floor`, until no combining mark starts the text after it:
-    a Thai vowel or tone mark, an accent, stays with the letter it sits on."""
-    while cut > floor and (text[cut] in _SPACING_MARKS
-                           or unicodedata.category(text[cut]).startswith("M")):
-        cut -= 1
-    return cut
 
 
 def _glue_leads(units: Sequence[Block], within: Block | None) -> list[list[Block]]:
