@@ -154,6 +154,47 @@ def test_mdchunk_site_takes_the_language_of_html_lang(tmp_path: Path, lang: str,
     assert len(records) == 2 and {record["language"] for record in records} == {expected}
 
 
+@pytest.mark.parametrize(("theme", "expected"), [
+    ("theme:\n  name: material\n  language: de\n", "de"),
+    ("theme:\n  name: mkdocs\n  locale: ja\n", "ja"),
+    ("theme: mkdocs\n", "en"),  # (MkDocs gives every theme the locale en)
+])
+def test_mdchunk_chunk_takes_the_language_of_its_mkdocs_config(tmp_path: Path, theme: str,
+                                                               expected: str) -> None:
+    """`mdchunk chunk --mkdocs-config` says the language the plugin would in that site's
+    build; a page's front matter still wins, and without a config no language is known."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nWelcome.\n", encoding="utf-8")
+    (docs / "other.md").write_text("---\nlang: fr\n---\n# Autre\n\nBonjour.\n",
+                                   encoding="utf-8")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: Site\n{theme}", encoding="utf-8")
+    for out, options, languages in (
+            (tmp_path / "with", ["--mkdocs-config", str(config)], {expected, "fr"}),
+            (tmp_path / "without", [], {None, "fr"})):
+        result = CliRunner().invoke(main, ["chunk", str(docs), "-o", str(out), *options])
+        assert result.exit_code == 0, result.output
+        by_page = {r["metadata"]["sourceFile"]: r["language"] for r in Index.load(out).records}
+        assert set(by_page.values()) == languages and by_page["other.md"] == "fr"
+
+
+def test_a_config_files_language_must_be_a_tag(tmp_path: Path) -> None:
+    (tmp_path / "index.md").write_text("# Home\n\nWelcome.\n", encoding="utf-8")
+    config = tmp_path / "mdchunk.yml"
+    for bad in ("language: 3\n", "language: ''\n"):
+        config.write_text(bad, encoding="utf-8")
+        result = CliRunner().invoke(main, ["chunk", str(tmp_path / "index.md"), "-o",
+                                           str(tmp_path / "out"), "--config", str(config)])
+        assert result.exit_code != 0 and "language" in result.output, result.output
+        assert not (tmp_path / "out").exists()
+    config.write_text("language: nl\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["chunk", str(tmp_path / "index.md"), "-o",
+                                       str(tmp_path / "out"), "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert {r["language"] for r in Index.load(tmp_path / "out").records} == {"nl"}
+
+
 def test_mdchunk_site_chunks_each_language_in_its_folder(i18n_site: Path, tmp_path: Path
                                                          ) -> None:
     """A site built in two languages elsewhere (here by MkDocs, its mdchunk outputs removed):

@@ -172,7 +172,11 @@ def _command_settings(values: Mapping[str, Any], command: str) -> BuildSettings:
     given = {name: value for name, value in values.items() if name not in unused}
     if command == "chunk":
         given["llms_txt"] = False
-    return build_settings(given, SiteFacts(site_url=str(values.get("site_url") or "")))
+    language = values.get("language")
+    if language is not None and not (isinstance(language, str) and language.strip()):
+        raise OptionError("language", f"must be a language tag such as fr, got {language!r}")
+    return build_settings(given, SiteFacts(site_url=str(values.get("site_url") or ""),
+                                            language=language.strip() if language else None))
 
 
 def _run_chunk(sources: Sequence[Any], renderer: Any, settings: BuildSettings, out: Path, *,

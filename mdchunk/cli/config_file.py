@@ -17,9 +17,9 @@ import click
 if TYPE_CHECKING:
     from mdchunk.engines.sources import SiteConfig
 
-#: Keys of a `--config` file besides the MkDocs plugin's options: the site's url, which the
-#: plugin takes from mkdocs.yml.
-FILE_KEYS = ("site_url",)
+#: Keys of a `--config` file besides the MkDocs plugin's options: the site's url and natural
+#: language (a tag: `fr`), which the plugin takes from mkdocs.yml.
+FILE_KEYS = ("site_url", "language")
 
 #: The MkDocs plugin's options that the `mdchunk` command has no use for, and why. A `--config`
 #: file may set them (it may hold the plugin's options, copied): each gets a note.
@@ -70,11 +70,12 @@ def options_of_file(path: Path, command: str) -> dict[str, Any]:
 
 def plugin_options(path: Path, site: SiteConfig, flag: str) -> dict[str, Any]:
     """The `mdchunk` plugin's options of the mkdocs.yml at `path` (`site`, read), checked, and
-    its site_url."""
+    its site_url and language."""
     options = dict(site.plugin_options or {})
     _check_keys(options, f"'{flag}' ({path})", where="plugins: mdchunk: ")
     if site.site_url:
         options["site_url"] = site.site_url
+    options["language"] = site.language
     return options
 
 

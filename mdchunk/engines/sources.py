@@ -83,6 +83,9 @@ class SiteConfig:
     docs_dir: Path | None
     plugin_options: Mapping[str, Any] | None
     """The `mdchunk` plugin's options in the config (None: `plugins` lists no mdchunk)."""
+    language: str = "en"
+    """The site's natural language, as the plugin reads it in a build: the theme's `language`
+    (Material) or `locale`, else MkDocs' own default locale, `en`."""
 
 
 class _ConfigLoader(yaml.SafeLoader):
@@ -145,7 +148,19 @@ def load_mkdocs_config(path: Path) -> SiteConfig:
         site_url=str(data.get("site_url") or ""),
         docs_dir=(path.parent / str(docs_dir)).resolve() if docs_dir else None,
         plugin_options=_plugin_options(path, data.get("plugins") or []),
+        language=_theme_language(data.get("theme")),
     )
+
+
+def _theme_language(theme: object) -> str:
+    """The `language` (Material) or `locale` of an mkdocs.yml's `theme` (a name or a
+    mapping), else `en`, the locale MkDocs gives every theme that names none."""
+    if isinstance(theme, Mapping):
+        for key in ("language", "locale"):
+            value = theme.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return "en"
 
 
 def _load_inherited(path: Path, seen: frozenset[Path]) -> object:
