@@ -151,6 +151,32 @@ def test_a_bad_value_in_a_config_file_names_the_file_not_a_flag(
     assert f"'--config' ({config}): llms_full_max_tokens: must be" in result.output
 
 
+def test_site_with_a_cache_dir_chunks_only_the_pages_that_changed(
+        built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mdchunk site --cache-dir` keeps each chunked page, as the plugin's page cache does: a
+    run over the same site takes every page from it and writes the same index; a page whose
+    HTML changed is chunked again; without the flag nothing is kept."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    cache = tmp_path / "cache"
+    first = run("site", built, "--cache-dir", cache)
+    assert first.exit_code == 0, first.output
+    assert "page cache" not in first.output
+    records = read_jsonl(built / "chunks.jsonl")
+    again = run("site", built, "--cache-dir", cache)
+    assert again.exit_code == 0, again.output
+    assert "1 page unchanged, taken from the page cache" in again.output
+    assert read_jsonl(built / "chunks.jsonl") == records
+    page = built / "index.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "Use the package.", "Use the package, or the installer script."), encoding="utf-8")
+    changed = run("site", built, "--cache-dir", cache)
+    assert changed.exit_code == 0, changed.output
+    assert "page cache" not in changed.output
+    assert "installer script" in " ".join(r["originalText"]
+                                          for r in read_jsonl(built / "chunks.jsonl"))
+    assert "page cache" not in run("site", built).output
+
+
 def test_site_takes_the_mdchunk_options_of_an_mkdocs_yml(built: Path, tmp_path: Path) -> None:
     """`mdchunk site --config mkdocs.yml` reads the `mdchunk` plugin's options (the plugin
     need not be installed, so a MkDocs 2 or Zensical site may list it) and site_url, from

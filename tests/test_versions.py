@@ -304,6 +304,26 @@ def test_mdchunk_site_indexes_each_version_once_and_no_alias(indexed_tree: Path)
                    for record in records)
 
 
+def test_mdchunk_site_keeps_a_page_cache_per_version(mike_tree: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --cache-dir, each version keeps its pages in its own subfolder (its settings carry
+    its version): a second run over the tree takes every page of every version from there and
+    writes the same indexes."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    tree = tmp_path / "tree"
+    shutil.copytree(mike_tree, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    command = ["site", str(tree), "-f", "native", "--site-url", SITE_URL,
+               "--cache-dir", str(tmp_path / "cache")]
+    first = CliRunner().invoke(main, command)
+    assert first.exit_code == 0, first.output
+    before = {version: records_of(tree / version) for version in VERSIONS}
+    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == sorted(VERSIONS)
+    again = CliRunner().invoke(main, command)
+    assert again.exit_code == 0, again.output
+    assert again.output.count("unchanged, taken from the page cache") == len(VERSIONS)
+    assert {version: records_of(tree / version) for version in VERSIONS} == before
+
+
 def _files_not_following_links(root: Path, name: str) -> Iterator[Path]:
     for folder, _, files in os.walk(root):  # (os.walk follows no symbolic link by default)
         if name in files:

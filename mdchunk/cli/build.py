@@ -231,13 +231,17 @@ class _nullbar:  # noqa: N801 - stands in for click.progressbar
               help="YAML file with the MkDocs plugin's option names (and site_url), or the "
                    "site's mkdocs.yml (its mdchunk plugin options and site_url); flags win "
                    "over it.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep each chunked page in this folder, so that the next run chunks only "
+                   "the pages whose HTML (or whose settings) changed; each version and "
+                   "language of a site keeps its own subfolder.")
 @click.option("-v", "--verbose", is_flag=True, help="Name every file skipped, and why.")
 @jobs_flags
 @chunking_flags
 @llms_flags
 def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
-         formats: tuple[str, ...], config_file: Path | None, jobs: int, tokenizer: str | None,
-         verbose: bool, **flags: Any) -> None:
+         formats: tuple[str, ...], config_file: Path | None, cache_dir: Path | None, jobs: int,
+         tokenizer: str | None, verbose: bool, **flags: Any) -> None:
     """Chunk an already built site (SITE_DIR) and write the index into it.
 
     For engines that run no Python plugins (Zensical, MkDocs 2) and sites built elsewhere:
@@ -260,7 +264,9 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
         build = _command_settings(settings.values, "site")
 
         def chunk(folder: Path, build: BuildSettings) -> SiteSummary:
-            return chunk_site(folder, build, docs_dir=docs_dir, content_selector=content_selector)
+            cache = None if cache_dir is None else cache_dir / folder.relative_to(site_dir)
+            return chunk_site(folder, build, docs_dir=docs_dir, content_selector=content_selector,
+                              cache=cache)
 
         if not is_version_tree(site_dir):
             _say_site(chunk(site_dir, build), verbose=verbose)
@@ -287,6 +293,8 @@ def _say_site(summary: SiteSummary, *, verbose: bool) -> None:
             click.echo(f"skipped: {skipped}", err=True)
     skipped = f"; {counted(len(summary.skipped), 'page')} skipped" if summary.skipped else ""
     click.echo(index_summary(summary.pages, summary.written) + skipped)
+    if summary.from_cache:
+        click.echo(f"{counted(summary.from_cache, 'page')} unchanged, taken from the page cache")
     if summary.search_page is not None:
         click.echo(f"search page: {summary.search_page}")
     for language, built in summary.languages:  # (the builds of the site's other languages)

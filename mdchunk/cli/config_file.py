@@ -27,8 +27,8 @@ PLUGIN_ONLY = {
     "enabled": "the command chunks whenever it is run",
     "inspector": "the plugin and the Sphinx extension write the inspector",
     "workers": "-j/--jobs sets the processes that chunk pages",
-    "cache": "the command chunks every page on each run",
-    "cache_dir": "the command chunks every page on each run",
+    "cache": "mdchunk site keeps a page cache where --cache-dir names its folder",
+    "cache_dir": "mdchunk site keeps a page cache where --cache-dir names its folder",
 }
 
 

@@ -75,10 +75,12 @@ class SiteSummary:
     languages: tuple[tuple[str, SiteSummary], ...] = ()
     """What was done to the builds of the site's other languages, each in its folder
     (`mdchunk.engines.site_languages`), by language."""
+    from_cache: int = 0
+    """How many of the pages were taken from the page cache (`chunk_site`'s `cache`)."""
 
 
 def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None = None,
-               content_selector: str | None = None) -> SiteSummary:
+               content_selector: str | None = None, cache: Path | None = None) -> SiteSummary:
     """Chunk every page of a built site and write the index (and formats) into it.
 
     Arguments:
@@ -93,6 +95,9 @@ def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None
             whose navigation mdchunk cannot read).
         docs_dir: The sources: pages then get their source path and front matter.
         content_selector: CSS selector of the page content, for themes mdchunk does not know.
+        cache: The page cache's folder, kept across runs, so that a page whose HTML and
+            settings did not change is not chunked again (None: every page is chunked); the
+            builds of the other languages keep theirs in its subfolders of their names.
 
     Raises:
         MdChunkError: a bad selector or site folder; page problems are reported, not raised.
@@ -106,14 +111,16 @@ def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None
     others = [] if settings.output.language_folder else language_builds(
         site_dir, settings.output.language)
     languages = tuple((tag, chunk_site(folder, in_language(settings, tag, folder.name),
-                                       content_selector=content_selector))
+                                       content_selector=content_selector,
+                                       cache=None if cache is None else cache / folder.name))
                       for tag, folder in others)  # (first: the default's llms.txt lists them)
     html_files = [path for path in sorted(site_dir.rglob("*.html"))
                   if not any(path.is_relative_to(folder) for _, folder in others)]
     sources: dict[str, str] = {}  # source path -> the page's file, which warnings name
     warnings: list[str] = []
-    builder = IndexBuilder(settings, site_dir=site_dir, report=lambda source, message: (
-        warnings.append(f"{sources.get(source, source)}: {message}")))
+    builder = IndexBuilder(settings, site_dir=site_dir, cache=cache,
+                           report=lambda source, message: (
+                               warnings.append(f"{sources.get(source, source)}: {message}")))
     nav = SiteNav()
     try:
         skipped = _add_pages(builder, site_dir, html_files, sources, warnings, nav=nav,
@@ -125,7 +132,7 @@ def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None
     finally:
         builder.close()
     return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings),
-                       summary.search_page, languages)
+                       summary.search_page, languages, summary.from_cache)
 
 
 _NO_CONTENT = "no content element (pass --content-selector for this theme)"

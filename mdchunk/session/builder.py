@@ -252,7 +252,7 @@ class IndexBuilder:
                        time.perf_counter() - began)
         self.index.new_build()
         return BuildSummary(pages, written, inspector, search_page, tuple(build.lacking),
-                            marks, self.kept_cache, writer.vectors)
+                            marks, self.kept_cache, writer.vectors, build.from_cache)
 
     def abandon(self) -> None:
         """Drop what the build under way was doing (the engine's build failed)."""

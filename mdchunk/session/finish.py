@@ -53,6 +53,8 @@ class BuildSummary:
     """The page cache's folder, when it is kept across builds."""
     vectors: EmbedCounts | None = None
     """What the embedding of the chunks did (`embed_model`), when it was asked for."""
+    from_cache: int = 0
+    """How many of the pages were taken from the page cache, not chunked again."""
 
     def describe(self) -> str:
         """`64 pages, 3283 chunks (27 oversize, 3 small, 12 duplicates) written to ...`."""
