@@ -93,8 +93,9 @@ def site_records(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
 
     Raises:
         OptionError: a prefix that is no folder name, or that two sites share.
-        MdChunkError: a site that is no folder, or that holds builds of other languages (not
-            yet chunked here).
+        MdChunkError: a site that is no folder; when the Dataset runs, a site without
+            documentation pages, or that holds the builds of other languages (not yet chunked
+            here).
     """
     import ray.data
 
@@ -137,7 +138,10 @@ def _checked_sites(sites: Iterable[RaySite | Path | str]) -> list[RaySite]:
 def _site_page_rows(row: Mapping[str, Any], job: _Job) -> Iterator[dict[str, Any]]:
     """The pages of one site, a row each (in a Ray task): those `mdchunk site` chunks, with
     their place in the site's order, the page as the engine gave it (pickled) and the url of
-    the site they are under; those left out or unreadable are logged."""
+    the site they are under; those left out or unreadable are logged. A row for the site
+    itself (no page, `order` -1) comes first: every site then has rows in each step, even one
+    whose pages are all left out (Ray Data's grouping fails on an input of no rows and no
+    columns)."""
     site_dir, name = Path(row["path"]), str(row["site"])
     language = job.output.language or html_language(site_dir)
     others = [] if job.output.language_folder else language_builds(site_dir, language)
@@ -147,9 +151,12 @@ def _site_page_rows(row: Mapping[str, Any], job: _Job) -> Iterator[dict[str, Any
                            "not chunk yet: give each language's folder as a site of its own")
     warnings: list[str] = []
     pages = documentation_pages(site_dir, content_selector=job.content_selector,
-                                site_url=job.site_url or None, warnings=warnings)
+                                site_url=job.site_url or None, warnings=warnings,
+                                required=True)
     for warning in warnings:
         log.warning("%s: %s", name, warning)
+    yield {"site": name, "prefix": row["prefix"], "language": language or "", "order": -1,
+           "page": b"", "site_url": ""}
     for order, page in enumerate(pages):
         exclusion = page_exclusion(page.input.meta, [page.relative], job.exclude)
         if exclusion:
@@ -170,6 +177,10 @@ def _chunk_rows(batch: Mapping[str, Sequence[Any]], job: _Job) -> dict[str, list
     rows: dict[str, list[Any]] = {name: [] for name in (
         "site", "order", "number", "source", "url", "id", "record", "print")}
     for at, site in enumerate(batch["site"]):
+        if not batch["page"][at]:  # the site's own row, which goes on as it is
+            _append(rows, site=str(site), order=-1, number=-1, source="", url="", id="",
+                    record="", print="")
+            continue
         key = (str(batch["prefix"][at]), str(batch["language"][at]))
         if key not in chunkers:
             output = dataclasses.replace(job.output, language=key[1] or None)
@@ -184,12 +195,16 @@ def _chunk_rows(batch: Mapping[str, Sequence[Any]], job: _Job) -> dict[str, list
         prints = made.prints or tuple([_record_id(record)] for record in made.records["native"])
         for number, (record, chunk_print) in enumerate(zip(made.records["native"], prints,
                                                            strict=True)):
-            for name, value in (("site", str(site)), ("order", int(batch["order"][at])),
-                                ("number", number), ("source", made.source_path),
-                                ("url", made.url), ("id", chunk_print[0]), ("record", record),
-                                ("print", json.dumps(chunk_print) if made.prints else "")):
-                rows[name].append(value)
+            _append(rows, site=str(site), order=int(batch["order"][at]), number=number,
+                    source=made.source_path, url=made.url, id=chunk_print[0], record=record,
+                    print=json.dumps(chunk_print) if made.prints else "")
     return rows
+
+
+def _append(rows: dict[str, list[Any]], **values: Any) -> None:
+    """Add a row to the columns `rows`."""
+    for name, value in values.items():
+        rows[name].append(value)
 
 
 def _record_id(record: str) -> str:
@@ -200,7 +215,7 @@ def _record_id(record: str) -> str:
 def _marked_site(group: Mapping[str, Sequence[Any]], job: _Job) -> dict[str, list[Any]]:
     """The chunks of one site (in a Ray task) in the site's order, their records with the
     duplicate marks that `mdchunk site` gives them (found among this site's chunks only)."""
-    places = sorted(range(len(group["id"])),
+    places = sorted((at for at in range(len(group["id"])) if group["id"][at]),  # (a chunk's)
                     key=lambda at: (int(group["order"][at]), int(group["number"][at])))
     ids = [str(group["id"][at]) for at in places]
     searching = job.duplicates != "off"

@@ -14,9 +14,10 @@ import pytest
 
 from mdchunk.chunking.chunk import uuid5_text
 from mdchunk.engines.site import chunk_site
-from mdchunk.errors import OptionError
+from mdchunk.errors import MdChunkError, OptionError
 from mdchunk.settings import BuildSettings
-from tests.conftest import EXAMPLE_SITE, build_mkdocs
+from tests.conftest import EXAMPLE_SITE, SiteBuilder, build_mkdocs
+from tests.test_languages import build_i18n
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'mdchunk[ray]')")
 pytest.importorskip("ray.data", reason="Ray Data is not installed (pip install 'mdchunk[ray]')")
@@ -127,3 +128,30 @@ def test_sites_that_share_a_name_or_a_prefix_that_is_no_folder_fail(tmp_path: Pa
         site_records([first, second])
     with pytest.raises(OptionError, match=r"'x/y' .* must name a folder"):
         site_records([RaySite(first, prefix="x/y")])
+
+
+@pytest.mark.slow
+def test_a_folder_without_built_pages_or_with_other_languages_fails_naming_it(
+        local_ray: None, tmp_path: Path) -> None:
+    """The docs' sources given for a site fail as with `mdchunk site`; a site built in two
+    languages (each in its folder) is refused until mdchunk.ray chunks each language."""
+    sources = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_SITE / "docs", sources)
+    with pytest.raises(MdChunkError, match=f"{sources}: no built documentation page found"):
+        site_records([sources]).take_all()
+    languages = build_i18n(tmp_path / "i18n", "suffix")
+    with pytest.raises(MdChunkError, match=f"{languages}: holds the builds of other languages "
+                       r"\(fr\)"):
+        site_records([languages]).take_all()
+
+
+@pytest.mark.slow
+def test_a_site_whose_pages_are_all_left_out_has_no_rows(
+        local_ray: None, built_site: Path, make_site: SiteBuilder) -> None:
+    """Beside another site, and alone."""
+    drafts = make_site({"drafts/first.md": "# First\n\nA draft.\n",
+                        "drafts/second.md": "# Second\n\nAnother draft.\n"})
+    settings = BuildSettings(exclude=("drafts/*",))
+    rows = site_records([built_site, RaySite(drafts, prefix="drafts")], settings).take_all()
+    assert rows and {row["site"] for row in rows} == {built_site.name}
+    assert site_records([RaySite(drafts, prefix="drafts")], settings).take_all() == []

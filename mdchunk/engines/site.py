@@ -209,20 +209,27 @@ class SitePage:
 
 def documentation_pages(site_dir: Path, *, docs_dir: Path | None = None,
                         content_selector: str | None = None, site_url: str | None = None,
-                        warnings: list[str] | None = None) -> list[SitePage]:
+                        warnings: list[str] | None = None, required: bool = False
+                        ) -> list[SitePage]:
     """The documentation pages of a built site in the site's order, as `mdchunk site` hands
     them to its build; the pages that cannot be read are named in `warnings` (`path:
     message`). `site_url`: the site's url (None: each page's canonical link gives it).
 
     Raises:
         OptionError: for a `content_selector` that is no CSS selector.
+        MdChunkError: when `required` and the folder holds no documentation page (the docs'
+            sources given by mistake, a theme mdchunk does not know), saying what was expected.
     """
     html_files = sorted(site_dir.rglob("*.html"))
     order = _site_order(site_dir, html_files)
-    found = sorted(_site_pages(site_dir, html_files, [], [] if warnings is None else warnings,
-                               SiteNav(), selectors=_selectors(content_selector),
+    skipped: list[tuple[str, str]] = []
+    found = sorted(_site_pages(site_dir, html_files, skipped, [] if warnings is None
+                               else warnings, SiteNav(), selectors=_selectors(content_selector),
                                docs_dir=docs_dir, site_url=site_url),
                    key=lambda item: order[item[0]])
+    if required and not found and all(reason.endswith(_NOT_PAGES) for _, reason in skipped):
+        raise MdChunkError(_no_pages_message(site_dir, html_files, [
+            f"{relative}: {reason}" for relative, reason in skipped]))
     return [SitePage(relative, page.input, page.site_url) for relative, page in found]
 
 
