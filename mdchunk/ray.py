@@ -55,7 +55,8 @@ class RaySite:
     """A built site to chunk, and the prefix of its ids."""
 
     path: Path
-    """The built site's folder (what `mdchunk site` is given)."""
+    """The built site's folder (what `mdchunk site` is given), where the Ray workers see it
+    (relative: to the folder `site_records` is called in)."""
     prefix: str | None = None
     """What its ids start with (`doc:PREFIX/guide::ch0`) and its rows' `site`, unique among
     the sites; None: the folder's name; "": none (its ids are those of `mdchunk site`, and its
@@ -105,7 +106,7 @@ def site_records(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
                                  agents=False, directive=False)
     job = _Job(chosen.options, output, build_time(), chosen.site_url, chosen.exclude,
                chosen.tokenizer, chosen.version, chosen.duplicates, content_selector)
-    listed = ray.data.from_items([{"site": site.name, "path": str(site.path),
+    listed = ray.data.from_items([{"site": site.name, "path": str(site.path.resolve()),
                                    "prefix": site.prefix or ""} for site in checked])
     pages = listed.flat_map(functools.partial(_site_page_rows, job=job))
     chunks = pages.map_batches(functools.partial(_chunk_rows, job=job),

@@ -104,8 +104,12 @@ def _with_prefix(record: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_the_records_written_as_parquet_and_json_read_back(
-        local_ray: None, built_site: Path, tmp_path: Path) -> None:
-    records = site_records([built_site]).materialize()
+        local_ray: None, built_site: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of a site named by its path relative to the folder `site_records` is called in, which
+    is not the Ray workers'."""
+    monkeypatch.chdir(built_site.parent)
+    records = site_records([Path(built_site.name)]).materialize()
     rows = sorted(records.take_all(), key=lambda row: row["id"])
     records.write_parquet(str(tmp_path / "parquet"))
     records.write_json(str(tmp_path / "json"))
