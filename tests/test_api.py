@@ -20,7 +20,8 @@ def test_every_exported_name_exists_once() -> None:
 def test_the_core_never_imports_an_engine() -> None:
     modules = ["mdchunk", "mdchunk.cli", "mdchunk.engines.site", "mdchunk.outputs.profiles",
                "mdchunk.outputs.sqlite", "mdchunk.tools.diff", "mdchunk.tools.validate",
-               "mdchunk.tools.stats", "mdchunk.tools.chroma", "mdchunk.engines.sources"]
+               "mdchunk.tools.stats", "mdchunk.tools.chroma", "mdchunk.engines.sources",
+               "mdchunk.ray"]
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"

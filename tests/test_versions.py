@@ -18,16 +18,19 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from llms_txt import parse_llms_file
 
+from mdchunk.chunking.chunker import Chunker
+from mdchunk.chunking.model import PageInput
 from mdchunk.cli import main
 from mdchunk.errors import OptionError
+from mdchunk.options import ChunkOptions
 from mdchunk.session.config import SiteFacts, build_settings
 from mdchunk.settings import build_site_url, names_version_folder, version_site_url
 from tests.conftest import SiteBuilder
-from tests.helpers import read_jsonl
+from tests.helpers import read_jsonl, render
 from tests.test_mcp import Session, stdio_session
 from tests.test_sphinx import make_project, sphinx_build
 
@@ -159,6 +162,28 @@ def test_a_builds_url_is_made_once_from_the_sites_or_its_own(base: str, version:
     if base:
         tail = "/".join(part for part in (version, folder) if part)
         assert once.endswith(f"/{tail}/" if tail else "/")
+
+
+FOLDER_NAMES = st.text(st.characters(blacklist_characters="/\\", blacklist_categories=(
+    "Cs", "Cc")), min_size=1, max_size=8).filter(names_version_folder)
+
+
+@settings(max_examples=40, deadline=None)
+@given(prefix=FOLDER_NAMES, version=st.none() | FOLDER_NAMES, folder=st.sampled_from(["", "fr"]))
+def test_a_site_prefix_heads_every_id_before_the_version_and_the_language(
+        prefix: str, version: str | None, folder: str) -> None:
+    """The prefix of a site among many (`mdchunk.ray`) goes at the head of every doc name as
+    the version's folder does, before it; the record's `version` stays the build's."""
+    chunker = Chunker(ChunkOptions(), docs_version=version, language_folder=folder,
+                      site_prefix=prefix)
+    page = PageInput(html=render("# Install\n\nText.\n\n## Linux\n\nMore text.\n"),
+                     source_path="guide/install.md", url="guide/install/", title="Install")
+    name = "/".join(part for part in (prefix, version, folder, "guide/install") if part)
+    records = [chunk.as_native() for chunk in chunker.chunk_page(page).chunks]
+    assert records
+    for number, record in enumerate(records):
+        assert (record["id"], record["parentId"]) == (f"doc:{name}::ch{number}", f"doc:{name}")
+        assert record["version"] == version
 
 
 def test_the_version_enters_the_fingerprint() -> None:

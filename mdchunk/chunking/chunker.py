@@ -37,9 +37,11 @@ class Chunker:
         docs_version: str | None = None,
         language: str | None = None,
         language_folder: str = "",
+        site_prefix: str | None = None,
     ) -> None:
         self.options = options
         self.docs_version = docs_version
+        self.site_prefix = site_prefix  # (`DescribeSettings.site_prefix`)
         self.count = counter or token_counter(options.encoding)
         self.site_url = site_url
         self.language = language  # each chunk's, unless its page's front matter names one
@@ -70,7 +72,7 @@ class Chunker:
         elapsed = 0.0 if self.reproducible else round((time.perf_counter() - began) * 1000, 3)
         settings = DescribeSettings(self.options, self.count, self.site_url, self.processed_at,
                                     self._options_dict, self.language, self.language_folder,
-                                    self.docs_version)
+                                    self.docs_version, self.site_prefix)
         # (`_plain` recurses: in Python, too deep a front matter raises RecursionError, where
         # compiled code would overflow the C stack)
         builder = ChunkBuilder(settings, described, parsed, elapsed, packer.tokens, embed=embed,

@@ -40,6 +40,10 @@ class DescribeSettings:
     the doc names (`doc_name_in`)."""
     docs_version: str | None = None
     """The version of the docs (`Chunk.docs_version`)."""
+    site_prefix: str | None = None
+    """The site the page belongs to among many chunked together (`mdchunk.ray`): it prefixes
+    the doc names as a version folder does (`versioned_doc_name`), before the version, so that
+    ids stay unique across sites; None: no prefix."""
 
 
 def doc_name_in(folder: str, doc_name: str) -> str:
@@ -77,8 +81,9 @@ class ChunkBuilder:
         self.span_tokens = span_tokens  # exact count of markdown[start:end], run sums reused
         self.embed = embed
         self.page = page  # (`clean_page`'s)
-        self.doc_name = versioned_doc_name(
-            doc_name_in(settings.language_folder, self.page.doc_name), settings.docs_version)
+        self.doc_name = versioned_doc_name(versioned_doc_name(
+            doc_name_in(settings.language_folder, self.page.doc_name), settings.docs_version),
+            settings.site_prefix)
         self.text = parsed.markdown
         self.blocks = parsed.blocks
         self.block_starts = [block.start for block in parsed.blocks]

@@ -198,11 +198,46 @@ def _add_pages(builder: IndexBuilder, site_dir: Path, html_files: Sequence[Path]
 def site_pages(site_dir: Path, *, docs_dir: Path | None = None,
                content_selector: str | None = None) -> list[PageInput]:
     """The documentation pages of a built site as the engine gave them (for `Chunker`)."""
+    pages = documentation_pages(site_dir, docs_dir=docs_dir, content_selector=content_selector)
+    return [page.input for page in pages if not metadata_exclusion(page.input.meta)]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SitePage:
+    """A documentation page of a built site, read as `mdchunk site` reads it."""
+
+    relative: str
+    """Its file's path in the site folder (what `exclude` patterns match)."""
+    input: PageInput
+    site_url: str
+    """The site url its canonical link gives (or the one given), before a version's folder
+    (`mdchunk.settings.build_site_url`)."""
+
+
+def documentation_pages(site_dir: Path, *, docs_dir: Path | None = None,
+                        content_selector: str | None = None, site_url: str | None = None,
+                        warnings: list[str] | None = None, required: bool = False
+                        ) -> list[SitePage]:
+    """The documentation pages of a built site in the site's order, as `mdchunk site` hands
+    them to its build; the pages that cannot be read are named in `warnings` (`path:
+    message`). `site_url`: the site's url (None: each page's canonical link gives it).
+
+    Raises:
+        OptionError: for a `content_selector` that is no CSS selector.
+        MdChunkError: when `required` and the folder holds no documentation page (the docs'
+            sources given by mistake, a theme mdchunk does not know), saying what was expected.
+    """
     html_files = sorted(site_dir.rglob("*.html"))
     order = _site_order(site_dir, html_files)
-    pages = sorted(_site_pages(site_dir, html_files, [], [], SiteNav(), selectors=_selectors(
-        content_selector), docs_dir=docs_dir, site_url=None), key=lambda found: order[found[0]])
-    return [page.input for _, page in pages if not metadata_exclusion(page.input.meta)]
+    skipped: list[tuple[str, str]] = []
+    found = sorted(_site_pages(site_dir, html_files, skipped, [] if warnings is None
+                               else warnings, SiteNav(), selectors=_selectors(content_selector),
+                               docs_dir=docs_dir, site_url=site_url),
+                   key=lambda item: order[item[0]])
+    if required and not found and all(reason.endswith(_NOT_PAGES) for _, reason in skipped):
+        raise MdChunkError(_no_pages_message(site_dir, html_files, [
+            f"{relative}: {reason}" for relative, reason in skipped]))
+    return [SitePage(relative, page.input, page.site_url) for relative, page in found]
 
 
 def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[tuple[str, str]],

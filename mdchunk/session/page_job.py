@@ -61,17 +61,10 @@ class PageJob:
             TokenizerError: when the counter cannot be loaded, with the fix.
         """
         if self._chunker is None:
-            # Imported here: a build whose pages all go to workers never loads the chunking.
-            from mdchunk.chunking.chunker import Chunker
-
             settings = self.settings
-            output = settings.output
-            self._chunker = Chunker(settings.options, processed_at=settings.processed_at,
-                                    language=output.language,
-                                    language_folder=output.language_folder,
-                                    counter=token_counter(settings.options.encoding,
-                                                          tokenizer=settings.tokenizer),
-                                    docs_version=settings.version)
+            self._chunker = new_chunker(settings.options, settings.output,
+                                        processed_at=settings.processed_at,
+                                        tokenizer=settings.tokenizer, version=settings.version)
         return self._chunker
 
     @property
@@ -94,14 +87,10 @@ class PageJob:
         (its Markdown at `markdown_path`, None: not written; its twin), and keep it in the
         cache under `key`; return its counts (`PageOutput.without_content`), or the whole page
         where the cache cannot keep it."""
-        from mdchunk.outputs.page_output import page_output
         from mdchunk.outputs.pages import write_page_files
 
         settings = self.settings
-        chunker = self.chunker
-        chunker.site_url = site_url
-        output = page_output(chunker.chunk_page(page), settings.output,
-                             count=chunker.count, site_url=site_url)
+        output = chunked_page(self.chunker, page, settings.output, site_url=site_url)
         kept = self.kept(key, output)
         if settings.site_dir is None:
             return kept
@@ -114,3 +103,32 @@ class PageJob:
         if not output.stored and not self.cache.known(key):
             self.cache.put(key, output)
         return output.without_content() if self.cache.known(key) else output
+
+
+def new_chunker(options: ChunkOptions, output: OutputSettings, *, processed_at: str,
+                tokenizer: str | None = None, version: str | None = None,
+                site_prefix: str | None = None) -> Chunker:
+    """The chunker of a build with these settings (`JobSettings`), its token counter loaded;
+    `site_prefix` prefixes its doc names (`DescribeSettings.site_prefix`).
+
+    Raises:
+        TokenizerError: when the counter cannot be loaded, with the fix.
+    """
+    # Imported here: a build whose pages all go to workers never loads the chunking.
+    from mdchunk.chunking.chunker import Chunker
+
+    return Chunker(options, processed_at=processed_at, language=output.language,
+                   language_folder=output.language_folder,
+                   counter=token_counter(options.encoding, tokenizer=tokenizer),
+                   docs_version=version, site_prefix=site_prefix)
+
+
+def chunked_page(chunker: Chunker, page: PageInput, output: OutputSettings, *,
+                 site_url: str) -> PageOutput:
+    """Chunk `page` (whose url is under `site_url`) and make what it contributes to every
+    output `output` selects: the one function that turns a page into its records, wherever
+    a build runs it (this process, a worker process, a Ray task)."""
+    from mdchunk.outputs.page_output import page_output
+
+    chunker.site_url = site_url
+    return page_output(chunker.chunk_page(page), output, count=chunker.count, site_url=site_url)

@@ -1,0 +1,161 @@
+"""Many built sites chunked on a local Ray instance (`mdchunk.ray`): the records of each site are
+those `mdchunk site` writes for it, byte for byte but for the site's prefix in the ids."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mdchunk.chunking.chunk import uuid5_text
+from mdchunk.engines.site import chunk_site
+from mdchunk.errors import MdChunkError, OptionError
+from mdchunk.settings import BuildSettings
+from tests.conftest import EXAMPLE_SITE, SiteBuilder, build_mkdocs
+from tests.test_languages import build_i18n
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'mdchunk[ray]')")
+pytest.importorskip("ray.data", reason="Ray Data is not installed (pip install 'mdchunk[ray]')")
+
+from mdchunk.ray import RaySite, site_records  # noqa: E402 - after Ray is known to be there
+
+#: Ray Data's context warns of the deprecated options it sets itself (Ray 2.60), outside mdchunk.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+EPOCH = "1700000000"
+#: The fields a site's prefix changes: the ids, and the uuids made from them.
+ID_FIELDS = ("id", "parentId", "prevId", "nextId")
+UUID_FIELDS = ("uuid", "documentUuid")
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """A local Ray instance of two CPUs, its workers' records reproducible (SOURCE_DATE_EPOCH)."""
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"SOURCE_DATE_EPOCH": EPOCH}})
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example site, built once, with a page that repeats another (duplicate chunks)."""
+    source = tmp_path_factory.mktemp("example") / "mkdocs"
+    shutil.copytree(EXAMPLE_SITE, source, ignore=shutil.ignore_patterns("site", "site-material"))
+    docs = source / "docs" / "guide"
+    (docs / "math-again.md").write_text((docs / "math.md").read_text(encoding="utf-8"),
+                                        encoding="utf-8")
+    return build_mkdocs(source / "mkdocs.yml")
+
+
+@pytest.mark.slow
+def test_each_sites_records_are_those_of_mdchunk_site(
+        local_ray: None, built_site: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three copies of a site: one without a prefix (its records are `mdchunk site`'s, byte for
+    byte and in its order), one named by its folder, one by the prefix given; the ids of all
+    three are unique, each site's duplicate marks are its own, and the pages `exclude` leaves
+    out are left out."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    copies = [tmp_path / name for name in ("plain", "docs-b", "folder-c")]
+    for copy in copies:
+        shutil.copytree(built_site, copy)
+    sites = [RaySite(copies[0], prefix=""), copies[1], RaySite(copies[2], prefix="project-c")]
+    settings = BuildSettings(exclude=("reference/huge-code/*",))
+    rows = site_records(sites, settings).take_all()
+    for copy in copies:
+        chunk_site(copy, dataclasses.replace(settings, index="post.jsonl"))
+    expected = (copies[0] / "post.jsonl").read_text(encoding="utf-8").splitlines()
+    assert any(json.loads(line)["duplicateOf"] for line in expected)  # (the marks are tested)
+    assert not any("huge-code" in json.loads(line)["id"] for line in expected)
+    by_site = {name: [row for row in rows if row["site"] == name]
+               for name in ("plain", "docs-b", "project-c")}
+    assert sum(map(len, by_site.values())) == len(rows) == 3 * len(expected)
+    assert [row["record"] for row in by_site["plain"]] == expected
+    for name, prefix, copy in (("docs-b", "docs-b", copies[1]),
+                               ("project-c", "project-c", copies[2])):
+        theirs = (copy / "post.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(theirs) == len(by_site[name])
+        for row, line in zip(by_site[name], theirs, strict=True):
+            assert _with_prefix(json.loads(line), prefix) == json.loads(row["record"])
+            assert row["id"] == json.loads(row["record"])["id"]
+    assert len({row["id"] for row in rows}) == len(rows)
+    assert len({json.loads(row["record"])["uuid"] for row in rows}) == len(rows)
+
+
+def _with_prefix(record: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """`record` (of `mdchunk site`) as it is when its ids start with `prefix`."""
+    def prefixed(value: str | None) -> str | None:
+        return None if value is None else value.replace("doc:", f"doc:{prefix}/", 1)
+
+    changed = {**record, **{field: prefixed(record[field]) for field in ID_FIELDS}}
+    changed["uuid"] = uuid5_text(changed["id"])
+    changed["documentUuid"] = uuid5_text(changed["parentId"])
+    if record["duplicateOf"]:
+        changed["duplicateOf"] = {**record["duplicateOf"],
+                                  "id": prefixed(record["duplicateOf"]["id"])}
+    assert all(changed[field] != record[field] for field in ("id", *UUID_FIELDS))
+    return changed
+
+
+@pytest.mark.slow
+def test_the_records_written_as_parquet_and_json_read_back(
+        local_ray: None, built_site: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of a site named by its path relative to the folder `site_records` is called in, which
+    is not the Ray workers'."""
+    monkeypatch.chdir(built_site.parent)
+    records = site_records([Path(built_site.name)]).materialize()
+    rows = sorted(records.take_all(), key=lambda row: row["id"])
+    records.write_parquet(str(tmp_path / "parquet"))
+    records.write_json(str(tmp_path / "json"))
+    import pyarrow.parquet
+
+    table = pyarrow.parquet.read_table(tmp_path / "parquet")
+    assert sorted(table.to_pylist(), key=lambda row: row["id"]) == rows
+    lines = [json.loads(line) for path in sorted((tmp_path / "json").iterdir())
+             for line in path.read_text(encoding="utf-8").splitlines()]
+    assert sorted(lines, key=lambda row: row["id"]) == rows
+    assert rows and all(json.loads(row["record"])["id"] == row["id"] for row in rows)
+
+
+def test_sites_that_share_a_name_or_a_prefix_that_is_no_folder_fail(tmp_path: Path) -> None:
+    """Both are found before Ray runs anything, naming the sites."""
+    first, second = tmp_path / "a" / "site", tmp_path / "b" / "site"
+    first.mkdir(parents=True)
+    second.mkdir(parents=True)
+    with pytest.raises(OptionError, match=r"a/site and .*b/site are both named 'site'"):
+        site_records([first, second])
+    with pytest.raises(OptionError, match=r"'x/y' .* must name a folder"):
+        site_records([RaySite(first, prefix="x/y")])
+
+
+@pytest.mark.slow
+def test_a_folder_without_built_pages_or_with_other_languages_fails_naming_it(
+        local_ray: None, tmp_path: Path) -> None:
+    """The docs' sources given for a site fail as with `mdchunk site`; a site built in two
+    languages (each in its folder) is refused until mdchunk.ray chunks each language."""
+    sources = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_SITE / "docs", sources)
+    with pytest.raises(MdChunkError, match=f"{sources}: no built documentation page found"):
+        site_records([sources]).take_all()
+    languages = build_i18n(tmp_path / "i18n", "suffix")
+    with pytest.raises(MdChunkError, match=f"{languages}: holds the builds of other languages "
+                       r"\(fr\)"):
+        site_records([languages]).take_all()
+
+
+@pytest.mark.slow
+def test_a_site_whose_pages_are_all_left_out_has_no_rows(
+        local_ray: None, built_site: Path, make_site: SiteBuilder) -> None:
+    """Beside another site, and alone."""
+    drafts = make_site({"drafts/first.md": "# First\n\nA draft.\n",
+                        "drafts/second.md": "# Second\n\nAnother draft.\n"})
+    settings = BuildSettings(exclude=("drafts/*",))
+    rows = site_records([built_site, RaySite(drafts, prefix="drafts")], settings).take_all()
+    assert rows and {row["site"] for row in rows} == {built_site.name}
+    assert site_records([RaySite(drafts, prefix="drafts")], settings).take_all() == []
