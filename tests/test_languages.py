@@ -277,6 +277,21 @@ def test_query_searches_one_language(i18n_site: Path) -> None:
     assert refused.exit_code != 0 and "its languages: en, fr" in refused.output
 
 
+def test_a_language_is_found_with_the_jsonl_index_alone(i18n_site: Path, tmp_path: Path
+                                                        ) -> None:
+    """With the default formats a build has no chunks.sqlite: its chunks.jsonl tells its
+    language, and the query indexes it on the fly."""
+    site = tmp_path / "site"
+    shutil.copytree(i18n_site, site)
+    for path in site.rglob("chunks.sqlite"):
+        path.unlink()
+    french = query_hits(site, "--language", "fr")
+    assert french and all(hit["id"].startswith("doc:fr/") for hit in french)
+    assert "fr" in {hit["language"] for hit in french}
+    refused = CliRunner().invoke(main, ["query", str(site), "beacon", "--language", "de"])
+    assert refused.exit_code != 0 and "its languages: en, fr" in refused.output
+
+
 def test_mcp_answers_in_the_language_asked(i18n_site: Path, tmp_path: Path) -> None:
     with stdio_session(i18n_site, cache=tmp_path) as session:
         default = session.ok("search_docs", query="beacon install")["results"]
