@@ -11,6 +11,7 @@ type annotations, chunks that start inside a nested list, code blocks in table c
 from __future__ import annotations
 
 import html as html_lib
+import os
 import shutil
 import string
 from pathlib import Path
@@ -184,9 +185,20 @@ def built_mkdocs(config_file: Path, **options: Any) -> list[ChunkedPage]:
 
 
 def built_sphinx(source: Path, out: Path) -> list[ChunkedPage]:
-    """Build a Sphinx project (`-j 1`); return the pages mdchunk chunked."""
-    with PageRecorder() as pages:
-        code = build_main(["-q", "-b", "html", "-j", "1", str(source), str(out)])
+    """Build a Sphinx project (`-j 1`) on one core; return the pages mdchunk chunked.
+
+    On one core mdchunk chunks every page in the build's own process, where `PageRecorder`
+    sees it (Sphinx has no `workers` option: with a second core free, a build slowed down by
+    a loaded machine would start a worker part way and the recorder would miss the rest)."""
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if cores is not None:
+        os.sched_setaffinity(0, {min(cores)})
+    try:
+        with PageRecorder() as pages:
+            code = build_main(["-q", "-b", "html", "-j", "1", str(source), str(out)])
+    finally:
+        if cores is not None:
+            os.sched_setaffinity(0, cores)
     assert code == 0
     return pages
 
