@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from mdchunk.chunking.chunk import uuid5_text
+from mdchunk.cli import main
 from mdchunk.engines.site import chunk_site
 from mdchunk.errors import MdChunkError, OptionError
+from mdchunk.session.config import SiteFacts, build_settings
 from mdchunk.settings import BuildSettings
 from tests.conftest import EXAMPLE_SITE, SiteBuilder, build_mkdocs
 from tests.test_languages import build_i18n
@@ -22,7 +25,7 @@ from tests.test_languages import build_i18n
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'mdchunk[ray]')")
 pytest.importorskip("ray.data", reason="Ray Data is not installed (pip install 'mdchunk[ray]')")
 
-from mdchunk.ray import RaySite, site_records  # noqa: E402 - after Ray is known to be there
+from mdchunk.ray import RaySite, site_records, write_site_outputs  # noqa: E402 - after Ray
 
 #: Ray Data's context warns of the deprecated options it sets itself (Ray 2.60), outside mdchunk.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
@@ -50,6 +53,32 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (docs / "math-again.md").write_text((docs / "math.md").read_text(encoding="utf-8"),
                                         encoding="utf-8")
     return build_mkdocs(source / "mkdocs.yml")
+
+
+@pytest.fixture(scope="module")
+def bare_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example site built without the plugin: what a platform gets of a project (its
+    HTML), in which `mdchunk site` then writes its outputs."""
+    source = tmp_path_factory.mktemp("bare") / "mkdocs"
+    shutil.copytree(EXAMPLE_SITE, source, ignore=shutil.ignore_patterns("site", "site-material"))
+    return build_mkdocs(source / "mkdocs.yml", plugins=["search"])
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder`, by its path in it."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def mdchunk_site(site: Path, *flags: str) -> dict[str, bytes]:
+    """Run `mdchunk site` on `site` with `flags`; return the files it wrote into the site
+    (new or changed), but for the HTML pages it marks for agents."""
+    before = folder_files(site)
+    result = CliRunner().invoke(main, ["site", str(site), "-j", "1", *flags],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return {path: data for path, data in folder_files(site).items()
+            if before.get(path) != data and not path.endswith(".html")}
 
 
 @pytest.mark.slow
@@ -159,3 +188,38 @@ def test_a_site_whose_pages_are_all_left_out_has_no_rows(
     rows = site_records([built_site, RaySite(drafts, prefix="drafts")], settings).take_all()
     assert rows and {row["site"] for row in rows} == {built_site.name}
     assert site_records([RaySite(drafts, prefix="drafts")], settings).take_all() == []
+
+
+@pytest.mark.slow
+def test_each_sites_folder_holds_what_mdchunk_site_writes_into_it(
+        local_ray: None, bare_site: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Byte for byte: the index in each format, `llms.txt`, `llms-full` (split into files
+    here), the pages' Markdown and twins; with a prefix, the same files, the ids aside. The
+    Ray run writes nothing into the sites themselves."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    plain, named = tmp_path / "plain", tmp_path / "named"
+    for copy in (plain, named):
+        shutil.copytree(bare_site, copy)
+    flags = ("-f", "native", "-f", "sections", "--llms-full-max-tokens", "3000")
+    settings = build_settings({"formats": ["native", "sections"], "llms_full_max_tokens": 3000},
+                              SiteFacts())
+    sites_before = folder_files(plain), folder_files(named)
+    rows = write_site_outputs([RaySite(plain, prefix=""), RaySite(named, prefix="beacon")],
+                              settings, tmp_path / "out")
+    assert (folder_files(plain), folder_files(named)) == sites_before
+    written = mdchunk_site(plain, *flags)
+    assert {"llms.txt", "chunks.jsonl", "sections.jsonl", "index.md",
+            "guide/math/index.html.md"} <= set(written)
+    assert any(path.startswith("llms-full/") for path in written)
+    assert folder_files(tmp_path / "out" / "plain") == written
+    prefixed = folder_files(tmp_path / "out" / "beacon")
+    assert prefixed.keys() == written.keys()
+    for path in written.keys() - {"chunks.jsonl", "sections.jsonl"}:
+        assert prefixed[path] == written[path], path
+    lines = prefixed["chunks.jsonl"].decode().splitlines()
+    assert len(lines) == len(written["chunks.jsonl"].decode().splitlines())
+    assert all(json.loads(line)["id"].startswith("doc:beacon/") for line in lines)
+    by_site = {row["site"]: row for row in rows}
+    assert by_site.keys() == {"plain", "beacon"}
+    assert by_site["plain"]["chunks"] == len(lines) == by_site["beacon"]["chunks"]
