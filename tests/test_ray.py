@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -223,3 +226,95 @@ def test_each_sites_folder_holds_what_mdchunk_site_writes_into_it(
     by_site = {row["site"]: row for row in rows}
     assert by_site.keys() == {"plain", "beacon"}
     assert by_site["plain"]["chunks"] == len(lines) == by_site["beacon"]["chunks"]
+
+
+def run_ray_command(sites: list[str], out: Path, *flags: str) -> Any:
+    """`mdchunk ray` on `sites` (a `--sites` file of them) into `out`, in this process (on the
+    local Ray instance the test started)."""
+    listing = out.parent / f"{out.name}-sites.txt"
+    listing.write_text("# the sites\n\n" + "\n".join(sites) + "\n", encoding="utf-8")
+    return CliRunner().invoke(main, ["ray", "--sites", str(listing), "--out", str(out), *flags],
+                              catch_exceptions=False)
+
+
+@pytest.mark.slow
+def test_the_command_writes_each_sites_outputs_and_chunks_only_the_sites_that_changed(
+        local_ray: None, bare_site: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first run chunks both sites, saying so as each is done; a second run chunks nothing
+    and leaves the same bytes; a page changed on one site has that site chunked again, and
+    only it."""
+    import pyarrow.parquet
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    beacon, relay = tmp_path / "beacon", tmp_path / "relay"
+    for copy in (beacon, relay):
+        shutil.copytree(bare_site, copy)
+    out = tmp_path / "out"
+    first = run_ray_command([str(beacon), f"{relay}\trelay-docs"], out)
+    assert first.exit_code == 0, first.output
+    assert "2 sites: 0 unchanged since the last run, 2 to chunk" in first.stderr
+    assert re.search(r"\[2/2 sites, \d+ pages\] (beacon|relay-docs): \d+ pages", first.stderr)
+    assert "2 chunked" in first.stdout
+    written = folder_files(out)
+    assert {"sites/beacon/llms.txt", "sites/relay-docs/llms.txt", "records/beacon.parquet",
+            "records/relay-docs.parquet", "state.json"} <= set(written)
+    for name in ("beacon", "relay-docs"):
+        table = pyarrow.parquet.read_table(out / "records" / f"{name}.parquet").to_pylist()
+        lines = (out / "sites" / name / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [row["record"] for row in table] == lines
+        assert {row["site"] for row in table} == {name}
+    second = run_ray_command([str(beacon), f"{relay}\trelay-docs"], out)
+    assert "0 chunked (0 pages, 0 chunks), 2 unchanged" in second.stdout, second.output
+    assert folder_files(out) == written
+    page = relay / "guide" / "math" / "index.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("high-volume", "loud", 1),
+                    encoding="utf-8")
+    third = run_ray_command([str(beacon), f"{relay}\trelay-docs"], out)
+    assert "1 chunked" in third.stdout and "1 unchanged" in third.stdout, third.output
+    again = folder_files(out)
+    assert {path: data for path, data in again.items() if not path.startswith(
+        ("sites/relay-docs/", "records/relay-docs", "state.json"))} == {
+        path: data for path, data in written.items() if not path.startswith(
+            ("sites/relay-docs/", "records/relay-docs", "state.json"))}
+    assert again["sites/relay-docs/chunks.jsonl"] != written["sites/relay-docs/chunks.jsonl"]
+    assert b"loud" in again["sites/relay-docs/guide/math.md"]
+
+
+@pytest.mark.slow
+def test_a_run_that_fails_says_why_and_leaves_the_last_output_whole(
+        local_ray: None, bare_site: Path, tmp_path: Path) -> None:
+    """A site that is no folder, and a folder without built pages (the docs' sources) fail,
+    naming them; the output of the last run stays as it was, and nothing half-written is
+    left beside it."""
+    site = tmp_path / "beacon"
+    shutil.copytree(bare_site, site)
+    out = tmp_path / "out"
+    assert run_ray_command([str(site)], out, "--records", "jsonl").exit_code == 0
+    written = folder_files(out)
+    assert "records/beacon.jsonl" in written
+    missing = run_ray_command([str(site), str(tmp_path / "nowhere")], out)
+    assert missing.exit_code == 1
+    assert f"{tmp_path / 'nowhere'}: not a folder (build the site first)" in missing.output
+    sources = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_SITE / "docs", sources)
+    unbuilt = run_ray_command([str(site), str(sources)], out, "--records", "jsonl")
+    assert unbuilt.exit_code == 1
+    assert f"Error: {sources}: no built documentation page found" in unbuilt.output
+    assert folder_files(out) == written
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".out")) == []
+
+
+def test_the_command_without_ray_names_the_extra_to_install(tmp_path: Path) -> None:
+    """Where Ray cannot be imported (hidden from the import system here)."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "sites.txt").write_text(f"{tmp_path / 'site'}\n", encoding="utf-8")
+    code = ("import sys; sys.modules['ray'] = None\n"
+            "from mdchunk.cli import main\n"
+            f"main(['ray', '--sites', {str(tmp_path / 'sites.txt')!r}, '--out', "
+            f"{str(tmp_path / 'out')!r}])\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 1
+    assert "pip install 'mdchunk[ray]'" in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 PAGES_PER_TASK = 16
 """Pages chunked by one Ray task (each task makes its chunkers once)."""
+MOST_PARTITIONS = 200
+"""The most partitions the grouping by site shuffles into (Ray Data's default; fewer for
+fewer sites)."""
 RAY_MISSING = "mdchunk.ray needs Ray Data: pip install 'mdchunk[ray]'"
 
 
@@ -123,13 +126,13 @@ def _site_pages(sites: Iterable[RaySite | Path | str], job: Job) -> GroupedData:
         import ray.data
     except ImportError as error:
         raise MdChunkError(RAY_MISSING) from error
+    checked = checked_sites(sites)
     listed = ray.data.from_items([{"site": site.name, "location": location(site),
-                                   "prefix": site.prefix or ""}
-                                  for site in checked_sites(sites)])
+                                   "prefix": site.prefix or ""} for site in checked])
     pages = listed.flat_map(functools.partial(site_rows, job=job))
     chunks = pages.map_batches(functools.partial(chunk_rows, job=job),
                                batch_size=PAGES_PER_TASK, batch_format="numpy")
-    return chunks.groupby("site")
+    return chunks.groupby("site", num_partitions=max(1, min(len(checked), MOST_PARTITIONS)))
 
 
 __all__ = ["PAGES_PER_TASK", "RaySite", "site_outputs", "site_records", "write_site_outputs"]

@@ -22,7 +22,7 @@ from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
 from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.ray.sites import local_site
+from mdchunk.ray.sites import local_site, page_hashes
 from mdchunk.ray.writing import write_records_file, write_site_folder
 from mdchunk.session.exclusion import page_exclusion
 from mdchunk.session.page_job import chunked_page, new_chunker
@@ -200,3 +200,10 @@ def site_output_rows(group: Mapping[str, Sequence[Any]], job: Job) -> dict[str, 
     return {"site": [site.name], "pages": [len(site.pages)],
             "chunks": [sum(page.chunks for page in site.pages)],
             "duplicates": [len(site.marks)], "folder": [folder], "records": [records]}
+
+
+def hashed_site(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The sha256 of each HTML file of the site of `row` (`page_hashes`), as JSON text."""
+    with local_site(str(row["location"])) as site_dir:
+        return {"site": row["site"], "pages": json.dumps(page_hashes(site_dir),
+                                                         sort_keys=True)}
