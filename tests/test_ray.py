@@ -318,3 +318,34 @@ def test_the_command_without_ray_names_the_extra_to_install(tmp_path: Path) -> N
     assert result.returncode == 1
     assert "pip install 'mdchunk[ray]'" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_site_on_another_file_system_is_read_through_fsspec(bare_site: Path) -> None:
+    """A site in fsspec's in-memory file system: named by its folder, and copied where a task
+    reads it with the same HTML files, byte for byte (and only those); a url that names no
+    folder fails, naming it."""
+    import fsspec
+
+    from mdchunk.ray.sites import checked_sites, local_site, page_hashes
+
+    memory = fsspec.filesystem("memory")
+    memory.put(str(bare_site), "/sites/beacon", recursive=True)
+    try:
+        assert [site.name for site in checked_sites(["memory://sites/beacon"])] == ["beacon"]
+        with pytest.raises(MdChunkError, match="memory://sites/nowhere: not a folder"):
+            checked_sites(["memory://sites/nowhere"])
+        with local_site("memory://sites/beacon") as copy:
+            assert page_hashes(copy) == page_hashes(bare_site)
+            assert {path.suffix for path in copy.rglob("*") if path.is_file()} == {".html"}
+    finally:
+        memory.rm("/sites", recursive=True)
+
+
+@pytest.mark.slow
+def test_a_site_given_by_its_file_url_has_the_records_of_its_folder(
+        local_ray: None, bare_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read through fsspec in the Ray tasks, by its `file://` url."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    by_folder = site_records([bare_site]).take_all()
+    by_url = site_records([bare_site.as_uri()]).take_all()
+    assert by_folder and by_url == by_folder
