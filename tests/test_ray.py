@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -349,3 +350,87 @@ def test_a_site_given_by_its_file_url_has_the_records_of_its_folder(
     by_folder = site_records([bare_site]).take_all()
     by_url = site_records([bare_site.as_uri()]).take_all()
     assert by_folder and by_url == by_folder
+
+
+#: Run beside a test (its own process, so that nothing in the test's process holds it back):
+#: the first process to open the named pipe argv[1] is killed (SIGKILL) and its pid written
+#: to argv[3]; every later one reads the bytes of the file argv[2] from it.
+PIPE_FEEDER = """
+import os, signal, sys, time
+from pathlib import Path
+
+pipe, page, killed = Path(sys.argv[1]), Path(sys.argv[2]).read_bytes(), Path(sys.argv[3])
+
+
+def readers():
+    found = []
+    for descriptors in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            links = [os.readlink(descriptor) for descriptor in descriptors.iterdir()]
+        except OSError:
+            continue
+        if str(pipe) in links and int(descriptors.parent.name) != os.getpid():
+            found.append(int(descriptors.parent.name))
+    return found
+
+
+first = True
+while True:
+    try:
+        with pipe.open("wb") as writer:
+            if first:
+                first = False
+                pids = readers()
+                while not pids:  # (the reader's open returns a moment after the writer's)
+                    time.sleep(0.01)
+                    pids = readers()
+                for pid in pids:
+                    os.kill(pid, signal.SIGKILL)
+                killed.write_text(" ".join(map(str, pids)))
+                while readers():  # (until the killed process lets the pipe go)
+                    time.sleep(0.01)
+                continue
+            writer.write(page)
+    except BrokenPipeError:  # a reader that went away: the next one gets the page
+        continue
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="finds the worker in /proc")
+def test_a_worker_killed_mid_run_loses_nothing_and_writes_nothing_twice(
+        local_ray: None, bare_site: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One page of one of three sites is a named pipe, which the Ray task that reads the
+    site blocks on; that task's worker process is killed (SIGKILL) while the other sites go
+    on, then the pipe gives the page to the task Ray retries. The run's outputs are those of
+    a run on the same sites that nothing disturbed, byte for byte."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    calm, disturbed = tmp_path / "calm", tmp_path / "disturbed"
+    for folder in (calm, disturbed):
+        for name in ("beacon", "relay", "courier"):
+            shutil.copytree(bare_site, folder / name)
+    names = ["beacon", "relay", "courier"]
+    assert run_ray_command([str(calm / name) for name in names], tmp_path / "calm-out",
+                           "--records", "jsonl").exit_code == 0
+    pipe = disturbed / "relay" / "guide" / "math" / "index.html"
+    page, killed = tmp_path / "page.html", tmp_path / "killed.txt"
+    pipe.rename(page)
+    os.mkfifo(pipe)
+    feeder = subprocess.Popen([sys.executable, "-c", PIPE_FEEDER, str(pipe), str(page),
+                               str(killed)])
+    try:
+        result = run_ray_command([str(disturbed / name) for name in names],
+                                 tmp_path / "disturbed-out", "--records", "jsonl")
+    finally:
+        feeder.kill()
+        feeder.wait(timeout=10)
+    assert result.exit_code == 0, result.output
+    assert len(killed.read_text().split()) == 1
+    expected = folder_files(tmp_path / "calm-out")
+    got = folder_files(tmp_path / "disturbed-out")
+    del expected["state.json"], got["state.json"]
+    assert got == expected
+    ids = [json.loads(line)["id"] for name in names for line in
+           got[f"records/{name}.jsonl"].decode().splitlines()]
+    assert len(ids) == len(set(ids)) > 0
