@@ -434,3 +434,21 @@ def test_a_worker_killed_mid_run_loses_nothing_and_writes_nothing_twice(
     ids = [json.loads(line)["id"] for name in names for line in
            got[f"records/{name}.jsonl"].decode().splitlines()]
     assert len(ids) == len(set(ids)) > 0
+
+
+@pytest.mark.slow
+def test_the_vectors_of_the_records_are_those_mdchunk_makes_of_their_embed_text(
+        local_ray: None, bare_site: Path) -> None:
+    """By the default model (WordLlama), in a pool of one actor."""
+    import numpy
+
+    from mdchunk.ray.embed import embedded
+    from mdchunk.search.embedders import load_embedder
+
+    rows = embedded(site_records([bare_site])).take_all()
+    texts = [json.loads(row["record"])["embedText"] for row in rows]
+    assert rows and all(texts)
+    expected = load_embedder("wordllama").embed(texts)
+    got = numpy.stack([row["vector"] for row in rows])
+    assert got.dtype == numpy.float32 and got.shape == expected.shape
+    numpy.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
