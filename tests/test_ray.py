@@ -452,3 +452,22 @@ def test_the_vectors_of_the_records_are_those_mdchunk_makes_of_their_embed_text(
     got = numpy.stack([row["vector"] for row in rows])
     assert got.dtype == numpy.float32 and got.shape == expected.shape
     numpy.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_the_nodejs_docs_have_the_outputs_of_mdchunk_site(
+        local_ray: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large real site (the first pages of the Node.js API docs, MkDocs' theme): its folder
+    of site-level outputs is what `mdchunk site` writes, byte for byte."""
+    from tests.corpus import nodejs_site
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    config = nodejs_site(tmp_path / "project", plugins=["search"], pages=12)
+    if config is None:
+        pytest.skip("the Node.js API docs are not installed (apt-get install nodejs-doc)")
+    site = build_mkdocs(config)
+    write_site_outputs([RaySite(site, prefix="")], build_settings({}, SiteFacts()),
+                       tmp_path / "out")
+    written = mdchunk_site(site)
+    assert len([path for path in written if path.endswith(".html.md")]) == 13
+    assert folder_files(tmp_path / "out" / "site") == written
