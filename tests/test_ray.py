@@ -243,8 +243,9 @@ def test_the_command_writes_each_sites_outputs_and_chunks_only_the_sites_that_ch
         local_ray: None, bare_site: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A first run chunks both sites, saying so as each is done; a second run chunks nothing
-    and leaves the same bytes; a page changed on one site has that site chunked again, and
-    only it."""
+    and leaves the same bytes; a page changed on one site has that site done again, and only
+    it, with its other pages taken from the last run (the page cache, which then holds each
+    page once)."""
     import pyarrow.parquet
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
@@ -255,31 +256,41 @@ def test_the_command_writes_each_sites_outputs_and_chunks_only_the_sites_that_ch
     first = run_ray_command([str(beacon), f"{relay}\trelay-docs"], out)
     assert first.exit_code == 0, first.output
     assert "2 sites: 0 unchanged since the last run, 2 to chunk" in first.stderr
-    assert re.search(r"\[2/2 sites, \d+ pages\] (beacon|relay-docs): \d+ pages", first.stderr)
-    assert "2 chunked" in first.stdout
+    assert re.search(r"\[2/2 sites, \d+ pages\] (beacon|relay-docs): \d+ pages \(0 unchanged\)",
+                     first.stderr)
+    pages = int(re.findall(r"\] relay-docs: (\d+) pages", first.stderr)[0])
+    assert f"2 chunked ({2 * pages} pages, 0 of them unchanged;" in first.stdout
     written = folder_files(out)
     assert {"sites/beacon/llms.txt", "sites/relay-docs/llms.txt", "records/beacon.parquet",
             "records/relay-docs.parquet", "state.json"} <= set(written)
+    assert len([path for path in written if path.startswith("pages/")]) == 2 * pages
     for name in ("beacon", "relay-docs"):
         table = pyarrow.parquet.read_table(out / "records" / f"{name}.parquet").to_pylist()
         lines = (out / "sites" / name / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
         assert [row["record"] for row in table] == lines
         assert {row["site"] for row in table} == {name}
     second = run_ray_command([str(beacon), f"{relay}\trelay-docs"], out)
-    assert "0 chunked (0 pages, 0 chunks), 2 unchanged" in second.stdout, second.output
+    assert "0 chunked (0 pages, 0 of them unchanged; 0 chunks), 2 unchanged" in second.stdout
     assert folder_files(out) == written
     page = relay / "guide" / "math" / "index.html"
     page.write_text(page.read_text(encoding="utf-8").replace("high-volume", "loud", 1),
                     encoding="utf-8")
     third = run_ray_command([str(beacon), f"{relay}\trelay-docs"], out)
-    assert "1 chunked" in third.stdout and "1 unchanged" in third.stdout, third.output
+    assert f"1 chunked ({pages} pages, {pages - 1} of them unchanged;" in third.stdout, (
+        third.output)
+    assert "1 unchanged since the last run" in third.stdout
     again = folder_files(out)
-    assert {path: data for path, data in again.items() if not path.startswith(
-        ("sites/relay-docs/", "records/relay-docs", "state.json"))} == {
-        path: data for path, data in written.items() if not path.startswith(
-            ("sites/relay-docs/", "records/relay-docs", "state.json"))}
+    others = ("sites/relay-docs/", "records/relay-docs", "state.json", "pages/")
+    assert {path: data for path, data in again.items() if not path.startswith(others)} == {
+        path: data for path, data in written.items() if not path.startswith(others)}
     assert again["sites/relay-docs/chunks.jsonl"] != written["sites/relay-docs/chunks.jsonl"]
     assert b"loud" in again["sites/relay-docs/guide/math.md"]
+    assert len([path for path in again if path.startswith("pages/")]) == 2 * pages
+    fresh = tmp_path / "fresh"
+    assert run_ray_command([f"{relay}\trelay-docs"], fresh).exit_code == 0
+    assert {path: data for path, data in folder_files(fresh).items()
+            if path.startswith(("sites/", "records/"))} == {
+        path: data for path, data in again.items() if "relay-docs" in path}
 
 
 @pytest.mark.slow

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,15 +76,18 @@ def site_records(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
 
 def site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings | None,
                  folders: Path, *, records: Path | None = None,
-                 records_format: str = "parquet", content_selector: str | None = None
-                 ) -> Dataset:
+                 records_format: str = "parquet", content_selector: str | None = None,
+                 cache: Path | None = None) -> Dataset:
     """A Ray Dataset that, when it runs, writes each site's folder of site-level outputs into
     `folders` (`folders/NAME`, see `mdchunk.ray.writing.write_site_folder`: what `mdchunk site`
     writes into the site, byte for byte, but for its HTML) and, with `records`, its records
     (`records/NAME.parquet` or `.jsonl`: `site_records`' rows of the site); each replaces the
-    last atomically. A row per site: `site`, `pages`, `chunks`, `duplicates`, `folder`,
-    `records`. The folders must be where the Ray workers write (a shared file system on a
-    cluster).
+    last atomically. With `cache`, the page cache's folder (`mdchunk.session.cache`): each
+    chunked page is kept there, and a page it holds already (the same HTML, site and settings)
+    is taken from it rather than chunked again. A row per site: `site`, `pages`, `kept` (the
+    pages taken from the cache), `chunks`, `duplicates`, `folder`, `records`, `keys` (the
+    pages' keys in the cache, a JSON list). The folders must be where the Ray workers write (a
+    shared file system on a cluster).
 
     Raises:
         OptionError, MdChunkError: as `site_records`; and for settings the Ray run does not
@@ -98,7 +102,8 @@ def site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
                            f"{', '.join(RECORDS_FORMATS)}")
     job = Job(chosen, _page_output(chosen, agents=True), build_time(), content_selector,
               str(folders.resolve()), None if records is None else str(records.resolve()),
-              records_format)
+              records_format, None if cache is None else str(cache.resolve()),
+              cache_settings(chosen))
     return _site_pages(sites, job).map_groups(functools.partial(site_output_rows, job=job),
                                               batch_format="numpy")
 
@@ -108,6 +113,12 @@ def write_site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSet
     """Run `site_outputs` (same arguments): write each site's folder into `folders`; return
     its rows, a site each."""
     return site_outputs(sites, settings, folders, **options).take_all()
+
+
+def cache_settings(settings: BuildSettings) -> str:
+    """What the page cache of `site_outputs` names its entries with besides the page: the
+    settings a page's outputs depend on."""
+    return json.dumps([settings.fingerprint(), repr(_page_output(settings, agents=True))])
 
 
 def _page_output(settings: BuildSettings, *, agents: bool) -> OutputSettings:

@@ -5,10 +5,13 @@ The folder (`run_sites`' `out`) holds:
 
 - `sites/NAME/`: each site's folder of site-level outputs (`mdchunk.ray.site_outputs`);
 - `records/NAME.parquet` (or `.jsonl`): each site's records, a row a chunk;
-- `state.json`: for each site, where it was read, its prefix, a print of the settings and
-  the sha256 of each of its HTML files. A later run with the same `out` compares them: a site
-  whose HTML files, settings and place are all the same is not chunked again, and its folder
-  and records are taken over from the last run as they are.
+- `pages/`: the page cache (`mdchunk.session.cache`), an entry per chunked page;
+- `state.json`: for each site, where it was read, its prefix, a print of the settings, the
+  sha256 of each of its HTML files and its pages' keys in the cache. A later run with the same
+  `out` compares them: a site whose HTML files, settings and place are all the same is not
+  read again, and its folder and records are taken over from the last run as they are; in a
+  site that changed, each page the cache holds (the same HTML, site and settings) is taken from
+  it, not chunked again.
 
 The run writes into a temporary folder beside `out` and renames it into place at the end, so
 `out` is always the whole output of one run: a failed or killed run leaves the last one.
@@ -28,15 +31,17 @@ from typing import Any
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.pages import counted
 from mdchunk.outputs.writers import dumps, staged_folder, write_text
-from mdchunk.ray import RAY_MISSING, site_outputs
+from mdchunk.ray import RAY_MISSING, cache_settings, site_outputs
 from mdchunk.ray.sites import RaySite, checked_sites, location
 from mdchunk.ray.steps import hashed_site
+from mdchunk.session.cache import PageCache
 from mdchunk.settings import BuildSettings
 
 STATE_FILE = "state.json"
 SITES = "sites"
 RECORDS = "records"
-STATE_VERSION = 1
+PAGES = "pages"
+STATE_VERSION = 2
 """The layout of `STATE_FILE`; a state of another layout is not read (every site is chunked)."""
 
 
@@ -49,16 +54,19 @@ class RunSummary:
     unchanged: tuple[str, ...]
     """The sites taken over from the last run as they were."""
     pages: int
-    """The pages chunked in this run."""
+    """The pages of the sites chunked in this run."""
+    kept: int
+    """How many of those pages were taken from the last run, not chunked again."""
     chunks: int
     """The chunks of the sites chunked in this run."""
 
     def describe(self) -> str:
-        """`3 sites: 1 chunked (12 pages, 240 chunks), 2 unchanged since the last run`."""
+        """`3 sites: 1 chunked (12 pages, 10 of them unchanged; 240 chunks), 2 unchanged since
+        the last run`."""
         return (f"{counted(len(self.chunked) + len(self.unchanged), 'site')}: "
-                f"{len(self.chunked)} chunked ({counted(self.pages, 'page')}, "
-                f"{counted(self.chunks, 'chunk')}), {len(self.unchanged)} unchanged since "
-                "the last run")
+                f"{len(self.chunked)} chunked ({counted(self.pages, 'page')}, {self.kept} of "
+                f"them unchanged; {counted(self.chunks, 'chunk')}), {len(self.unchanged)} "
+                "unchanged since the last run")
 
 
 def run_sites(sites: Iterable[RaySite | Path | str], settings: BuildSettings, out: Path, *,
@@ -76,36 +84,54 @@ def run_sites(sites: Iterable[RaySite | Path | str], settings: BuildSettings, ou
     wanted = _states(checked, settings, records_format, content_selector)
     last = _last_state(out)
     ending = f".{records_format}"
-    unchanged = [site for site in checked if last.get(site.name) == wanted[site.name]
+    unchanged = [site for site in checked if _same(last.get(site.name), wanted[site.name])
                  and (out / SITES / site.name).is_dir()
                  and (out / RECORDS / f"{site.name}{ending}").is_file()]
     changed = [site for site in checked if site not in unchanged]
     say(f"{counted(len(checked), 'site')}: {len(unchanged)} unchanged since the last run, "
         f"{len(changed)} to chunk")
-    pages = chunks = 0
     try:
         with staged_folder(out, durable=False) as staging:
             for site in unchanged:
                 _link_copy(out / SITES / site.name, staging / SITES / site.name)
                 _link_copy(out / RECORDS / f"{site.name}{ending}",
                            staging / RECORDS / f"{site.name}{ending}")
-            if changed:
-                (staging / RECORDS).mkdir(exist_ok=True)
-                done = site_outputs(changed, settings, staging / SITES,
-                                    records=staging / RECORDS, records_format=records_format,
-                                    content_selector=content_selector)
-                for number, row in enumerate(done.iter_rows(), 1):
-                    pages += int(row["pages"])
-                    chunks += int(row["chunks"])
-                    say(f"[{number}/{len(changed)} sites, {counted(pages, 'page')}] "
-                        f"{row['site']}: {counted(int(row['pages']), 'page')}, "
-                        f"{counted(int(row['chunks']), 'chunk')}")
+            if (out / PAGES).is_dir():
+                _link_copy(out / PAGES, staging / PAGES)
+            for site in unchanged:
+                wanted[site.name]["keys"] = last[site.name].get("keys", [])
+            summary = _chunk(changed, settings, staging, wanted, say, records_format=
+                             records_format, content_selector=content_selector)
+            PageCache(staging / PAGES, cache_settings(settings)).prune(
+                key for state in wanted.values() for key in state.get("keys", []))
             write_text(staging / STATE_FILE, dumps({"version": STATE_VERSION,
                                                     "sites": wanted}) + "\n")
     except OSError as error:
         raise MdChunkError(f"cannot write the outputs into {out}: {error}") from error
-    return RunSummary(tuple(site.name for site in changed),
-                      tuple(site.name for site in unchanged), pages, chunks)
+    return dataclasses.replace(summary, unchanged=tuple(site.name for site in unchanged))
+
+
+def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
+           states: dict[str, dict[str, Any]], say: Callable[[str], object], *,
+           records_format: str, content_selector: str | None) -> RunSummary:
+    """Chunk `sites` into the folder `staging`, saying each as it is done; note each site's
+    pages' keys in the page cache in its state."""
+    pages = kept = chunks = 0
+    if not sites:
+        return RunSummary((), (), 0, 0, 0)
+    (staging / RECORDS).mkdir(exist_ok=True)
+    done = site_outputs(sites, settings, staging / SITES, records=staging / RECORDS,
+                        records_format=records_format, content_selector=content_selector,
+                        cache=staging / PAGES)
+    for number, row in enumerate(done.iter_rows(), 1):
+        pages += int(row["pages"])
+        kept += int(row["kept"])
+        chunks += int(row["chunks"])
+        states[str(row["site"])]["keys"] = json.loads(row["keys"])
+        say(f"[{number}/{len(sites)} sites, {counted(pages, 'page')}] {row['site']}: "
+            f"{counted(int(row['pages']), 'page')} ({row['kept']} unchanged), "
+            f"{counted(int(row['chunks']), 'chunk')}")
+    return RunSummary(tuple(site.name for site in sites), (), pages, kept, chunks)
 
 
 def _states(sites: list[RaySite], settings: BuildSettings, records_format: str,
@@ -125,6 +151,12 @@ def _states(sites: list[RaySite], settings: BuildSettings, records_format: str,
     ).map(hashed_site).take_all()} if sites else {}
     return {site.name: {"location": places[site.name], "prefix": site.prefix or "",
                         "settings": printed, "pages": hashes[site.name]} for site in sites}
+
+
+def _same(last: Any, wanted: Mapping[str, Any]) -> bool:
+    """Whether a site's state in the last run is the one wanted (its pages' keys aside)."""
+    return isinstance(last, dict) and {name: value for name, value in last.items()
+                                       if name != "keys"} == wanted
 
 
 def _last_state(out: Path) -> Mapping[str, Any]:

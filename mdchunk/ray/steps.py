@@ -6,6 +6,7 @@ of site-level outputs and its records file written."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import pickle
@@ -24,6 +25,8 @@ from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.ray.sites import local_site, page_hashes
 from mdchunk.ray.writing import write_records_file, write_site_folder
+from mdchunk.session.builder import page_key
+from mdchunk.session.cache import PageCache
 from mdchunk.session.exclusion import page_exclusion
 from mdchunk.session.page_job import chunked_page, new_chunker
 from mdchunk.settings import BuildSettings, OutputSettings, build_site_url
@@ -56,6 +59,11 @@ class Job:
     """The folder that gets each site's records file (None: none written)."""
     records_format: str = "parquet"
     """`parquet` or `jsonl`: the records files' format."""
+    cache: str | None = None
+    """The folder of the page cache (`mdchunk.session.cache`) that keeps each chunked page
+    across runs, so that a page seen before is not chunked again (None: none)."""
+    cache_settings: str = ""
+    """What the cache's entries are named with besides the page: a print of the settings."""
 
 
 def site_rows(row: Mapping[str, Any], job: Job) -> Iterator[dict[str, Any]]:
@@ -103,38 +111,67 @@ def site_rows(row: Mapping[str, Any], job: Job) -> Iterator[dict[str, Any]]:
 
 
 def chunk_rows(batch: Mapping[str, Sequence[Any]], job: Job) -> dict[str, list[Any]]:
-    """Chunk a batch of pages, each with `chunked_page` as `mdchunk site` does: a row for
-    each page, what it contributes to every output (its `PageOutput`, pickled); the sites' own
-    rows go on as they are. A page that cannot be chunked is logged and left out, as `mdchunk
-    site` leaves it out."""
+    """Chunk a batch of pages, each with `chunked_page` as `mdchunk site` does, or take it
+    from the page cache where it holds it: a row for each page, what it contributes to every
+    output (its `PageOutput`, pickled), its key in the cache and whether it came from there;
+    the sites' own rows go on as they are. A page that cannot be chunked is logged and left
+    out, as `mdchunk site` leaves it out."""
     chunkers: dict[tuple[str, str], tuple[Chunker, OutputSettings]] = {}
-    names = ("site", "order", "relative", "data")
+    cache = None if job.cache is None else PageCache(Path(job.cache), job.cache_settings,
+                                                      log=log)
+    names = ("site", "order", "relative", "data", "key", "kept")
     rows: dict[str, list[Any]] = {name: [] for name in names}
     for at, site in enumerate(batch["site"]):
-        order, data = int(batch["order"][at]), batch["data"][at]
+        order, data, key, kept = int(batch["order"][at]), batch["data"][at], "", False
         if order != SITE_ROW:
-            key = (str(batch["prefix"][at]), str(batch["language"][at]))
-            if key not in chunkers:
-                output = dataclasses.replace(job.output, language=key[1] or None)
-                chunkers[key] = (new_chunker(
+            prefix, language = str(batch["prefix"][at]), str(batch["language"][at])
+            if (prefix, language) not in chunkers:
+                output = dataclasses.replace(job.output, language=language or None)
+                chunkers[prefix, language] = (new_chunker(
                     job.settings.options, output, processed_at=job.processed_at,
                     tokenizer=job.settings.tokenizer, version=job.settings.version,
-                    site_prefix=key[0] or None), output)
-            chunker, output = chunkers[key]
+                    site_prefix=prefix or None), output)
             page: PageInput = pickle.loads(data)
-            try:
-                made = chunked_page(chunker, page, output, site_url=str(batch["site_url"][at]))
-            except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
-                log.warning("%s: %s: cannot be chunked, left out of the index: %s", site,
-                            page.source_path, error)
+            site_url = str(batch["site_url"][at])
+            key = hashlib.sha256(json.dumps([page_key(page, site_url), prefix, language]
+                                            ).encode()).hexdigest()
+            made = _kept_page(cache, key)
+            kept = made is not None
+            if made is None:
+                made = _chunked(chunkers[prefix, language], page, site_url, str(site))
+            if made is None:
                 continue
-            for warning in made.warnings:
-                log.warning("%s: %s: %s", site, page.source_path, warning)
+            if cache is not None and not kept:
+                cache.put(key, made)
             data = pickle.dumps(made)
-        for name, value in zip(names, (str(site), order, str(batch["relative"][at]), data),
-                               strict=True):
+        for name, value in zip(names, (str(site), order, str(batch["relative"][at]), data,
+                                       key, kept), strict=True):
             rows[name].append(value)
     return rows
+
+
+def _kept_page(cache: PageCache | None, key: str) -> PageOutput | None:
+    """The page the cache keeps for `key`, with its content (None: it keeps none)."""
+    if cache is None or not cache.holds(key):
+        return None
+    try:
+        return cache.read(key)
+    except (OSError, ValueError):
+        return None
+
+
+def _chunked(chunker: tuple[Chunker, OutputSettings], page: PageInput, site_url: str,
+             site: str) -> PageOutput | None:
+    """`page` chunked (None: it cannot be, which is logged, as `mdchunk site` reports it)."""
+    try:
+        made = chunked_page(chunker[0], page, chunker[1], site_url=site_url)
+    except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
+        log.warning("%s: %s: cannot be chunked, left out of the index: %s", site,
+                    page.source_path, error)
+        return None
+    for warning in made.warnings:
+        log.warning("%s: %s: %s", site, page.source_path, warning)
+    return made
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -147,6 +184,10 @@ class _Site:
     relatives: tuple[str, ...]
     """Each page's file in the site."""
     marks: Mapping[str, Duplicate]
+    keys: tuple[str, ...] = ()
+    """Each page's key in the page cache."""
+    kept: int = 0
+    """How many of the pages came from the page cache."""
 
 
 def _finished(group: Mapping[str, Sequence[Any]], job: Job) -> _Site:
@@ -159,7 +200,9 @@ def _finished(group: Mapping[str, Sequence[Any]], job: Job) -> _Site:
     marks = find_duplicates_in(chunk for page in pages for chunk in page.prints
                                ) if searching else {}
     return _Site(str(group["site"][places[0]]), outline, pages,
-                 tuple(str(group["relative"][at]) for at in places[1:]), marks)
+                 tuple(str(group["relative"][at]) for at in places[1:]), marks,
+                 tuple(str(group["key"][at]) for at in places[1:]),
+                 sum(bool(group["kept"][at]) for at in places[1:]))
 
 
 def _record_rows(site: _Site, job: Job) -> dict[str, list[str]]:
@@ -197,9 +240,10 @@ def site_output_rows(group: Mapping[str, Sequence[Any]], job: Job) -> dict[str, 
     if job.records is not None:
         records = str(write_records_file(Path(job.records), site.name,
                                          _record_rows(site, job), job.records_format))
-    return {"site": [site.name], "pages": [len(site.pages)],
+    return {"site": [site.name], "pages": [len(site.pages)], "kept": [site.kept],
             "chunks": [sum(page.chunks for page in site.pages)],
-            "duplicates": [len(site.marks)], "folder": [folder], "records": [records]}
+            "duplicates": [len(site.marks)], "folder": [folder], "records": [records],
+            "keys": [json.dumps(site.keys)]}
 
 
 def hashed_site(row: Mapping[str, Any]) -> dict[str, Any]:
