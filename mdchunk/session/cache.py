@@ -134,6 +134,26 @@ class PageCache:
         """
         return _page(*self._entry(page_key), content=True, prints=prints)
 
+    def records_block(self, page_key: str, name: str) -> bytes:
+        """The records of format `name` kept for `page_key` as the bytes of their lines, each
+        ending with a line break: the finish joins them into the index as they are, without
+        decoding the page.
+
+        Raises:
+            OSError, ValueError: as `read` (ValueError too when the entry holds no records of
+                `name`).
+        """
+        header, data = self._entry(page_key)
+        start = data.find(b"\n", _markdown_end(header, data) + 1) + 1  # after the inspector's line
+        for format_name, count in header["records"].items():
+            end = start
+            for _ in range(count):
+                end = data.find(b"\n", end) + 1
+            if format_name == name:
+                return data[start:end]
+            start = end
+        raise ValueError(f"no records of the format {name}")
+
     def holds(self, page_key: str) -> bool:
         """Whether the entry of `page_key` is there (one `stat`; its content is not checked)."""
         return self.enabled and self.path(page_key).is_file()
