@@ -29,7 +29,6 @@ from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.outline import SiteOutline
-from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.twins import page_directive, with_directive
 from mdchunk.search.kinds import front_matter_kind_problem
@@ -76,7 +75,10 @@ class IndexBuilder:
                                                                           message))
         check_formats(settings.output.formats)
         tokenizer_choice(settings.tokenizer)
-        pagefind_needed(settings.output.formats)
+        if "pagefind" in settings.output.formats:  # (its writer is loaded when it is asked for)
+            from mdchunk.outputs.pagefind_bundle import require_pagefind
+
+            require_pagefind()
         embedder = _embedder(settings)
         self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-cache-")

@@ -21,7 +21,6 @@ from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.llms import ListedPage, write_agent_outputs
 from mdchunk.outputs.marks import marked_records, marks_touch
 from mdchunk.outputs.outline import SiteOutline
-from mdchunk.outputs.pagefind_bundle import record_language, write_search_page
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
 from mdchunk.session.index_pages import IndexPages
 from mdchunk.settings import BuildSettings
@@ -181,6 +180,8 @@ class IndexWriter:
         folder they share)."""
         if not self.settings.pagefind.search_page:
             return None
+        from mdchunk.outputs.pagefind_bundle import record_language, write_search_page
+
         return write_search_page(self.site_dir, self.settings.pagefind,
                                  language=record_language({}, self.settings.output.language))
 
