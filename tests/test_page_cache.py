@@ -639,3 +639,21 @@ def test_each_formats_records_are_read_as_the_bytes_of_their_lines(tmp_path: Pat
     cache.path("k1").write_bytes(b"\n".join(lines[:-2]) + b"\n")  # a record missing
     with pytest.raises(ValueError, match="truncated"):
         cache.records_block("k1", "native")
+
+
+def test_a_build_sweeps_what_killed_writers_left_in_the_cache(tmp_path: Path) -> None:
+    """Entries and pointers are written without reading their folder each time (a site of
+    thousands of pages would read it thousands of times): a full build sweeps both folders
+    once, removing the temporary files of writers that were killed, and nothing else."""
+    config = _project(tmp_path)
+    _build(config)
+    cache = tmp_path / ".cache" / "mdchunk"
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    stale = [folder / f".{'a' * 64}.json.{dead}.x1.tmp" for folder in (cache, cache / "pages")]
+    live = cache / "pages" / f".{'b' * 64}.json.{os.getpid()}.x2.tmp"  # a writer at work
+    for path in [*stale, live]:
+        path.write_text("partial")
+    kept = sorted(path.name for path in cache.rglob("*.json"))
+    _build(config)
+    assert not any(path.exists() for path in stale) and live.exists()
+    assert sorted(path.name for path in cache.rglob("*.json")) == kept

@@ -257,8 +257,8 @@ class PageCache:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
                     removed += 1
-            elif match := _TEMPORARY.fullmatch(entry.name):
-                sweep_stale_temporaries(self.folder / match[1])
+        _sweep_folder(self.folder)
+        _sweep_folder(self.folder / POINTERS)
         self._known &= keep
         return removed
 
@@ -288,8 +288,8 @@ class PageCache:
         pointer = dumps({"version": __version__, "settings": self.settings,
                          "site": self._site(site), "page": source,
                          "listed": dataclasses.asdict(listed)})
-        try:
-            write_text(path, pointer, durable=False)
+        try:  # (the folder of pointers is swept as a whole when the cache prunes)
+            write_text(path, pointer, durable=False, sweep=False)
         except OSError as error:
             self._disable(error)
 
@@ -380,6 +380,15 @@ def _page(header: Mapping[str, Any], data: bytes, *, content: bool, prints: bool
     return dataclasses.replace(
         summary, markdown=data[begin:after].decode("utf-8", "surrogatepass"),
         inspector=json.loads(lines[0]), records=records, stored=False)
+
+
+def _sweep_folder(folder: Path) -> None:
+    """Remove the temporary files that killed writers left in `folder` (entries and pointers
+    are written without a sweep each: `atomic_write`'s `sweep`)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if match := _TEMPORARY.fullmatch(entry.name):
+                sweep_stale_temporaries(folder / match[1])
 
 
 def _markdown_start(data: bytes) -> int:
