@@ -210,7 +210,8 @@ class IndexBuilder:
         build.lacking.append(source)
         return False
 
-    def finish(self, order: Sequence[str], outline: SiteOutline | None = None) -> BuildSummary:
+    def finish(self, order: Sequence[str], outline: SiteOutline | None = None, *,
+               keep_workers: bool = False) -> BuildSummary:
         """Write the index and every requested output into the site folder, each file atomically;
         `order` lists the site's pages (source paths) in the order of the index, and `outline`
         the site's name, description and navigation, which `llms.txt` follows (without it,
@@ -220,6 +221,10 @@ class IndexBuilder:
 
         When every page of `order` is accounted for, the cache forgets the pages and entries no
         longer in the site. The builder is then ready for another build of the same site.
+
+        The worker processes are told to stop as soon as the finish has no more work for them,
+        so that they exit while the files are written, unless `keep_workers` (`mkdocs serve`
+        keeps them for the next build).
 
         Raises:
             MdChunkError: when the tokenizer cannot be loaded, an output cannot be written or a
@@ -240,11 +245,13 @@ class IndexBuilder:
         marked = time.perf_counter()
         marks = self._duplicates.marks() if searching else {}
         duplicates = time.perf_counter() - marked
+        counter, where = self.counter, "in the worker process" if self._pool else "inline"
+        if not keep_workers and self._pool is not None:  # (`stop_workers` waits for them)
+            self._pool.close(wait=False)
         written = writer.outputs(sources, marks)
         written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
-        log_build_times(self.log, self.index, where="in the worker process" if self._pool
-                        is not None else "inline", counter=self.counter,
+        log_build_times(self.log, self.index, where=where, counter=counter,
                         seconds=(waited, duplicates, time.perf_counter() - began - duplicates))
         began = time.perf_counter()
         removed = 0 if build.lacking else self.index.forget_the_rest(order)
