@@ -22,7 +22,7 @@ BM25 score weighted by the cosine.
 
 A static model's word vectors bridge synonyms and near synonyms (`delete`/`remove`,
 `folder`/`directory`, `big`/`large`, `RAM`/`memory`, `copy`/`clone`), not an idiom and the API
-that does it (`sleep` and `setTimeout`): the gain is a few questions, not the whole gap.
+that does it (`sleep` and `setTimeout`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import functools
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mdchunk.outputs.sqlite import FTS_COLUMNS
@@ -54,7 +54,6 @@ MIN_CHUNKS = 2
 MIN_SIMILARITY = 0.6
 #: The FTS5 tokenizer of `chunks_fts` (`mdchunk.outputs.sqlite`), which stems the words.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
-#: A word as written: letters only, not glued to a `.` or `(` (not part of `fs.rm()`).
 #: Words that name no thing or act, left out of the vocabulary beside the stop words: no
 #: question word is expanded to them.
 _FUNCTION_WORDS = frozenset({
@@ -63,6 +62,7 @@ _FUNCTION_WORDS = frozenset({
     "out", "over", "some", "such", "than", "them", "they", "those", "under", "use", "used",
     "using", "very", "while",
 })
+#: A word as written: letters only, not glued to a `.` or `(` (not part of `fs.rm()`).
 _PLAIN_WORD = re.compile(rf"(?<![\w.])[^\W\d_]{{{MIN_LETTERS},}}(?![\w(])")
 
 
@@ -167,15 +167,15 @@ def expansions(vocabulary: StoredTerms, question: str,
 
 def single_threaded_dot(matrix: Matrix, vector: Matrix) -> Matrix:
     """`matrix @ vector` in numpy's own loop, not BLAS: a product of a few thousand rows gains
-    nothing from BLAS's threads, which on a busy machine wait for a free core and make one
-    search ten times slower."""
+    nothing from BLAS's threads, which on a busy machine wait for a free core and make a search
+    many times slower."""
     import numpy as np
 
     product: Matrix = np.einsum("ij,j->i", matrix, vector)
     return product
 
 
-def _nearest(vocabulary: StoredTerms, vector: Matrix, words: Iterable[str], taken: set[str]
+def _nearest(vocabulary: StoredTerms, vector: Matrix, words: Sequence[str], taken: set[str]
              ) -> tuple[str, float] | None:
     """The word of `vocabulary` nearest to `vector` with a cosine of `MIN_SIMILARITY` or
     more that is no form of `words` (a stem in `taken`, or one of them holds the other)."""
