@@ -2,7 +2,8 @@
 
 A question is matched against the `chunks.sqlite` of a build (`mdchunk.outputs.sqlite`): each
 side of the search ranks the index's chunks its own way (`lexical`: FTS5 BM25 over breadcrumbs,
-titles and text; `dense`: cosine similarity to the question of the vectors `vectors.embed_index`
+titles and text, in a hybrid search also for the index's words nearest to the question's,
+`vocabulary`; `dense`: cosine similarity to the question of the vectors `vectors.embed_index`
 stored in the index, made by a model of `embedders`), the rankings are fused, and
 `ranking.search` returns the best hits, at most one per section unless asked otherwise.
 """
