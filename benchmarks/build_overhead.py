@@ -13,7 +13,10 @@ home page: a small site), `mkdocs-inline` (a first build with `workers: 0`: chun
 build's own process), `mkdocs-index` (a first build that writes the chunk index and the page
 Markdown alone: no llms.txt, llms-full or twins, no duplicate marks), `mkdocs-tiktoken` (a
 first build counting with tiktoken where a fast counter is installed:
-`MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial) and `sphinx-j2` (MyST, `-j 2`).
+`MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial), `sphinx-j2` (MyST, `-j 2`) and
+`sphinx-docs` (Sphinx's own documentation, serial, from the `doc/` folder of a Sphinx source
+release given by `--sphinx-docs`: `pip download --no-deps --no-binary :all: sphinx` holds one;
+intersphinx is turned off in both builds, which would otherwise reach the network).
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
 all processes together (summed PSS: the pages they share are counted once).
 
@@ -29,6 +32,7 @@ import argparse
 import contextlib
 import os
 import shlex
+import shutil
 import statistics
 import sys
 import tempfile
@@ -43,7 +47,7 @@ from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
 from tests.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 
 ENGINES = ("mkdocs", "material", "mkdocs-small", "mkdocs-inline", "mkdocs-index",
-           "mkdocs-tiktoken", "sphinx", "sphinx-j2")
+           "mkdocs-tiktoken", "sphinx", "sphinx-j2", "sphinx-docs")
 INDEX_ALONE = {"llms_txt": False, "llms_full": False, "llms_directive": False,
                "duplicates": "off"}
 """mdchunk's options for a build that writes the chunk index and the page Markdown alone."""
@@ -97,6 +101,21 @@ def sphinx_comparison(folder: Path, jobs: int, runs: int) -> Comparison:
                    [*command, str(with_), str(with_.parent / "out")], runs=runs)
 
 
+def sphinx_docs_comparison(folder: Path, docs: Path, runs: int) -> Comparison:
+    """Sphinx's own documentation (`docs`: the `doc/` folder of a Sphinx source release) built
+    without and with mdchunk, serially, each from a copy of its own."""
+    projects = []
+    for name, added in (("without", ""), ("with", "extensions.append('sphinx_mdchunk')\n")):
+        project = folder / name
+        shutil.copytree(docs, project, ignore=shutil.ignore_patterns("_build"))
+        with (project / "conf.py").open("a", encoding="utf-8") as conf:
+            conf.write(f"\nintersphinx_mapping = {{}}\n{added}")
+        projects.append(project)
+    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", "-j", "1"]
+    return compare(*[[*command, str(project), str(project / "_build")] for project in projects],
+                   runs=runs)
+
+
 def rendered_pages(site: Path) -> list[Any]:
     """Every page of a built MkDocs site as the plugin would get it (its body HTML)."""
     import lxml.html
@@ -141,6 +160,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--engine", nargs="+", choices=ENGINES, default=["mkdocs"])
+    parser.add_argument("--sphinx-docs", type=Path, help="the doc/ folder of a Sphinx source "
+                        "release, for the engine sphinx-docs")
     parser.add_argument("--theme", choices=["mkdocs", "material"],
                         help="the same as --engine mkdocs or --engine material")
     args = parser.parse_args()
@@ -171,6 +192,13 @@ def main() -> None:
                 comparison = first_build_comparison(place, args.runs, pages=18)
                 print("\n".join(comparison.rows("MkDocs, default theme: first build of 19 "
                                                 "pages")), flush=True)
+            elif engine == "sphinx-docs":
+                if args.sphinx_docs is None or not (args.sphinx_docs / "conf.py").is_file():
+                    print("skipped sphinx-docs: --sphinx-docs names no Sphinx doc/ folder")
+                    continue
+                comparison = sphinx_docs_comparison(place, args.sphinx_docs, args.runs)
+                print("\n".join(comparison.rows("Sphinx's own docs, -j 1: clean build (-E)")),
+                      flush=True)
             elif engine == "mkdocs-tiktoken":
                 comparison = first_build_comparison(
                     place, args.runs, environment="export MDCHUNK_TOKENIZER=tiktoken")

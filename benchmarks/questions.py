@@ -11,7 +11,8 @@ Each site is built once with the plugin (formats native, sqlite, sections). Ever
 an element id of its page's HTML and a section of the index, else the run stops naming the
 question. Then each retriever ranks 10 results per question: mdchunk's search in each mode
 (`mdchunk.search.search`; dense and hybrid need `mdchunk embed`, else their rows say why they are
-unavailable), BM25 over whole pages (a hit is the gold's page), and BM25 over mdchunk's,
+unavailable; hybrid once more without the index's words nearest to the question's, the search
+before they were added), BM25 over whole pages (a hit is the gold's page), and BM25 over mdchunk's,
 LangChain's, LlamaIndex's and Chonkie's chunks of the same page Markdown (as retrieval.py makes
 them). A search result hits by its section (`mdchunk_hit`), a chunk by its span (`span_hit`).
 Hit@1, Hit@5 and MRR@10 per site and macro over sites come with bootstrap 95% intervals
@@ -35,10 +36,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.question_files import KINDS, SITES, Question, load_questions
 from benchmarks.retrieval import (
     RECIPES,
     Bm25,
@@ -55,10 +55,6 @@ from benchmarks.sections import Query, markdown_path, read_records
 from mdchunk.search import Mode
 from tests.corpus import NODEJS_API
 
-QUESTIONS = Path(__file__).resolve().parent / "questions"
-SITES = ("nodejs", "example-mkdocs", "example-sphinx")
-SPLITS = ("dev", "test")
-KINDS = ("task", "api", "concept", "troubleshooting")
 FORMATS = ["native", "sqlite", "sections"]
 METRICS = ("Hit@1", "Hit@5", "MRR@10")
 CHUNKERS = ("LangChain", "LlamaIndex", "Chonkie")
@@ -66,68 +62,8 @@ MAX_TOKENS = 512
 ENCODING = "cl100k_base"
 MODES: tuple[Mode, ...] = ("lexical", "dense", "hybrid")
 LATENCY_SITE = "nodejs"
-
-
-# --- The questions -------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Question:
-    """A question and the sections that answer it (built page url + `#anchor`)."""
-
-    id: str
-    site: str
-    split: str
-    kind: str
-    text: str
-    gold: tuple[str, ...]
-
-
-def load_questions(folder: Path = QUESTIONS, split: str = "all") -> dict[str, list[Question]]:
-    """The questions of every `<site>.yaml` in `folder`, by site, of `split` (`all`: both).
-    Raises ValueError naming the file and question of the first malformed entry."""
-    found: dict[str, list[Question]] = {}
-    seen: set[str] = set()
-    for path in sorted(folder.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for question in parse_question_file(data, path.name):
-            if question.id in seen:
-                raise ValueError(f"{path.name}: question id {question.id!r} is used twice")
-            seen.add(question.id)
-            if split in ("all", question.split):
-                found.setdefault(question.site, []).append(question)
-    return found
-
-
-def parse_question_file(data: Any, name: str) -> list[Question]:
-    """The questions of one file's YAML `data` (`site:` and `questions:`), checked."""
-    if not isinstance(data, dict) or data.get("site") not in SITES:
-        raise ValueError(f"{name}: needs `site:` (one of {', '.join(SITES)}) and `questions:`")
-    entries = data.get("questions")
-    if not isinstance(entries, list) or not entries:
-        raise ValueError(f"{name}: `questions:` must be a non-empty list")
-    return [parse_question(entry, data["site"], f"{name} entry {number}")
-            for number, entry in enumerate(entries, start=1)]
-
-
-def parse_question(entry: Any, site: str, where: str) -> Question:
-    """One question entry: `id`, `split`, `kind`, `question` and a list of `gold` urls."""
-    if not isinstance(entry, dict):
-        raise ValueError(f"{where}: not a mapping")
-    where = f"{where} ({entry.get('id', 'no id')})"
-    missing = [key for key in ("id", "split", "kind", "question", "gold") if not entry.get(key)]
-    if missing:
-        raise ValueError(f"{where}: missing {', '.join(missing)}")
-    for key, allowed in (("split", SPLITS), ("kind", KINDS)):
-        if entry[key] not in allowed:
-            raise ValueError(f"{where}: {key} must be one of {allowed}, not {entry[key]!r}")
-    gold = entry["gold"]
-    if not isinstance(gold, list) or not all(isinstance(url, str) and url for url in gold):
-        raise ValueError(f"{where}: gold must be a list of page url#anchor strings")
-    if not isinstance(entry["question"], str):
-        raise ValueError(f"{where}: the question must be a string")
-    return Question(str(entry["id"]), site, entry["split"], entry["kind"],
-                    entry["question"].strip(), tuple(gold))
+#: The row of a hybrid search without the index's words nearest to the question's.
+UNEXPANDED = ", no word expansion"
 
 
 # --- The built sites -----------------------------------------------------------------------------
@@ -289,14 +225,16 @@ class UnavailableError(Exception):
     """A retriever that cannot run here; its message says why."""
 
 
-def mdchunk_ranks(built: BuiltSite, questions: Sequence[Question], mode: Mode) -> list[int]:
-    """The first-hit rank of each question under `mdchunk.search.search` in `mode`."""
+def mdchunk_ranks(built: BuiltSite, questions: Sequence[Question], mode: Mode,
+                  expand: bool = True) -> list[int]:
+    """The first-hit rank of each question under `mdchunk.search.search` in `mode` (`expand`:
+    with the index's words nearest to the question's, as a hybrid search has them)."""
     from mdchunk.search import search
 
     ranks = []
     for question in questions:
         try:
-            hits = search(built.sqlite, question.text, MRR_K, mode=mode)
+            hits = search(built.sqlite, question.text, MRR_K, mode=mode, expand=expand)
         except Exception as error:  # any failure of a mode makes it unavailable
             raise UnavailableError(f"{type(error).__name__}: {error}") from error
         sections = [built.sections[url] for url in question.gold]
@@ -353,13 +291,13 @@ def rank_site(built: BuiltSite, questions: Sequence[Question], chunkers: Sequenc
     index holds vectors, else why dense and hybrid search are unavailable."""
     from mdchunk.chunking.tokens import load_encoding
 
-    for mode in MODES:
-        row = ranks.setdefault(f"mdchunk {mode}", {})
+    for mode, expand in [*((mode, True) for mode in MODES), ("hybrid", False)]:
+        row = ranks.setdefault(f"mdchunk {mode}" + ("" if expand else UNEXPANDED), {})
         if mode != "lexical" and dense:
             row[built.name] = dense
             continue
         try:
-            row[built.name] = mdchunk_ranks(built, questions, mode)
+            row[built.name] = mdchunk_ranks(built, questions, mode, expand)
         except UnavailableError as error:
             row[built.name] = str(error)
     ranks.setdefault("BM25 whole pages (page hit)", {})[built.name] = chunk_ranks(

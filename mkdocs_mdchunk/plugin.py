@@ -136,7 +136,8 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
                     builder.keep_page(source, fingerprint=_source_digest(file),
                                       markdown_path=self._markdown_path(file))
             summary = builder.finish(list(self.files), _outline(
-                config, self.nav, self.files.values(), self.language.others))
+                config, self.nav, self.files.values(), self.language.others),
+                keep_workers=self.serving)
         except TokenizerError as error:
             raise PluginError(f"mdchunk option 'encoding': {error}") from error
         except MdChunkError as error:
@@ -145,8 +146,6 @@ class MdChunkPlugin(BasePlugin[MdChunkConfig]):
             log.warning("%s", summary.lacking_warning("MkDocs"))
         for line in summary.lines():
             log.info("%s", line)
-        if not self.serving:
-            builder.stop_workers()
 
     def on_build_error(self, *, error: Exception) -> None:
         """A failed build: drop what the session was doing for it."""

@@ -33,3 +33,20 @@ def test_the_core_never_imports_an_engine() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_loading_the_plugins_loads_no_chunking_search_or_pagefind() -> None:
+    """An engine loads the plugin in the build's own process, which hands pages to a worker:
+    what only chunking, search or Pagefind need is loaded where and when they run."""
+    heavy = ["lxml", "numpy", "mdchunk.chunking.html", "mdchunk.chunking.chunk",
+             "mdchunk.search.ranking", "mdchunk.search.dense", "mdchunk.outputs.sqlite",
+             "mdchunk.outputs.pagefind_bundle"]
+    code = (
+        "import sys\n"
+        "import mkdocs_mdchunk.plugin, sphinx_mdchunk\n"
+        "from mdchunk.search.kinds import KINDS\n"
+        f"print(sorted(name for name in {heavy!r} if name in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"

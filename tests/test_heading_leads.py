@@ -150,3 +150,24 @@ def test_a_subsection_heading_never_ends_the_chunk_before_its_own(make_site: Sit
     assert record["originalText"].startswith("#### Features\n\n##### Feature 0\n\n")
     assert record["headerPath"][-1] == "Features"
     assert not any(r["originalText"].endswith("#### Features") for r in index.records)
+
+
+def test_an_entry_without_text_travels_with_the_entry_after_it(build: Build) -> None:
+    """Two names for one thing (an alias: two signatures sharing one description) are two
+    headings, the first with no text of its own: it starts the chunk of the description, never
+    the end of the chunk before, where its meaning would be cut off from it."""
+    entries = [f"#### `variable{number}`\n\n{line}\n" for number, line in
+               enumerate(sentences(11, 34))]  # (sections of their own, not small)
+    text = ("# Templating\n\nThe variables of a template.\n\n## Builtin templates\n\n"
+            "What they hold.\n\n### Global variables\n\nEvery template sees them.\n\n"
+            + "\n".join(entries)
+            + "\n#### `master_doc`\n\n#### `root_doc`\n\nThe name of the root document, by "
+            "either of its names. " + " ".join(sentences(6, 14, 3))  # (a section, not small)
+            + "\n\n#### `version`\n\nThe version of the project.\n")
+    index = build(text)
+    check_index(index, max_tokens=512)
+    record = chunk_starting(index, "#### `root_doc`")
+    assert after(record, "#### `master_doc`").startswith(
+        "#### `master_doc`\n\n#### `root_doc`\n\nThe name of the root document")
+    assert not any(r["originalText"].rstrip().endswith("#### `master_doc`")
+                   for r in index.records)

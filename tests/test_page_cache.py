@@ -620,3 +620,40 @@ def test_a_folder_that_turns_unwritable_disables_the_cache(
     assert not cache.enabled and _whole(cache, "k1") is None and cache.prune(set()) == 0
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and str(folder) in warnings[0], warnings
+
+
+def test_each_formats_records_are_read_as_the_bytes_of_their_lines(tmp_path: Path) -> None:
+    """The finish joins a page's records into the index from its entry without decoding them:
+    each format's block is that format's records, each a line, and nothing else."""
+    page = _page("<h1>P</h1><p>Text \u00e9t\u00e9.</p><h2 id='a'>A</h2><p>More text.</p>"
+                 "<h2 id='b'>B</h2><pre><code>x = 1\ny = 2</code></pre>")
+    cache = PageCache(tmp_path / "cache", "settings")
+    cache.put("k1", page)
+    assert len(page.records) > 2 and sum(map(len, page.records.values())) > len(page.records)
+    for name, records in page.records.items():
+        block = cache.records_block("k1", name)
+        assert block == "".join(f"{record}\n" for record in records).encode("utf-8")
+    with pytest.raises(ValueError, match="no records of the format"):
+        cache.records_block("k1", "not-a-format")
+    lines = cache.path("k1").read_bytes().split(b"\n")
+    cache.path("k1").write_bytes(b"\n".join(lines[:-2]) + b"\n")  # a record missing
+    with pytest.raises(ValueError, match="truncated"):
+        cache.records_block("k1", "native")
+
+
+def test_a_build_sweeps_what_killed_writers_left_in_the_cache(tmp_path: Path) -> None:
+    """Entries and pointers are written without reading their folder each time (a site of
+    thousands of pages would read it thousands of times): a full build sweeps both folders
+    once, removing the temporary files of writers that were killed, and nothing else."""
+    config = _project(tmp_path)
+    _build(config)
+    cache = tmp_path / ".cache" / "mdchunk"
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    stale = [folder / f".{'a' * 64}.json.{dead}.x1.tmp" for folder in (cache, cache / "pages")]
+    live = cache / "pages" / f".{'b' * 64}.json.{os.getpid()}.x2.tmp"  # a writer at work
+    for path in [*stale, live]:
+        path.write_text("partial")
+    kept = sorted(path.name for path in cache.rglob("*.json"))
+    _build(config)
+    assert not any(path.exists() for path in stale) and live.exists()
+    assert sorted(path.name for path in cache.rglob("*.json")) == kept

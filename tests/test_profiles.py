@@ -25,7 +25,7 @@ from mdchunk.chunking.chunk import UUID_NAMESPACE, uuid5_text
 from mdchunk.chunking.markdown_text import markdown_to_text
 from mdchunk.engines.site import site_pages
 from mdchunk.outputs import formats as output_module
-from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.formats import records_block, write_records
 from mdchunk.outputs.page_output import page_records
 from mdchunk.outputs.profiles import (
     PROFILES,
@@ -764,7 +764,8 @@ def write_profiles(site_dir: Path, pages: list[PageChunks], formats: list[str], 
     for page in pages:
         for name, records in page_records(page, formats, language=language).items():
             merged[name].extend(records)
-    return write_records(site_dir, merged, output=output)
+    return write_records(site_dir, {name: [records_block(records)]
+                                    for name, records in merged.items()}, output=output)
 
 TARGETS = {"native": "chunks.jsonl", "files": "chunks", "hepilot": "chunks.hepilot.jsonl",
            "semantic": "chunks.semantic.jsonl", "flat": "chunks.flat.jsonl",

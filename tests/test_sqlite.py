@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.formats import records_block, write_records
 from mdchunk.outputs.profiles import PROFILES
 from mdchunk.outputs.sqlite import (
     COLUMNS,
@@ -140,7 +140,7 @@ def test_a_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
 def test_write_records_writes_sqlite(tmp_path: Path) -> None:
     records = [{"id": f"doc:a::ch{n}", "originalText": f"text {n}", "headerPath": ["A"]}
                for n in range(3)]
-    written = write_records(tmp_path, {"sqlite": map(dumps, records)})
+    written = write_records(tmp_path, {"sqlite": [records_block(map(dumps, records))]})
     assert written == {"sqlite": tmp_path / "chunks.sqlite"}
     assert [r["headerPath"] for r in read_sqlite(written["sqlite"])] == [["A"]] * 3
 

@@ -46,6 +46,7 @@ from mdchunk.search.vectors import (
     text_digest,
     vector_blob,
 )
+from mdchunk.search.vocabulary import index_vocabulary
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts, build_settings
 from mdchunk.settings import BuildSettings
@@ -118,6 +119,15 @@ def chunk_texts(path: Path) -> dict[int, tuple[str, str]]:
     finally:
         connection.close()
     return {rowid: (chunk_id, text) for rowid, chunk_id, text in rows}
+
+
+def words_of(path: Path) -> list[str]:
+    """The words of the index's vocabulary, whose vectors are stored beside the chunks'."""
+    connection = sqlite3.connect(path)
+    try:
+        return index_vocabulary(connection)
+    finally:
+        connection.close()
 
 
 def counting(embedder: Embedder, asked: list[str]) -> Embedder:
@@ -229,10 +239,10 @@ def test_an_unchanged_index_asks_the_model_for_no_text(make_site: SiteBuilder,
     cache = EmbedCache(tmp_path / "user-cache" / CACHE_FILE)
     asked: list[str] = []
     model = counting(load_embedder("wordllama"), asked)
-    texts = {text for _id, text in chunk_texts(index).values()}
+    texts = {text for _id, text in chunk_texts(index).values()} | set(words_of(index))
 
     counts = embed_index(index, model, cache)
-    assert sorted(asked) == sorted(texts)  # each distinct text once
+    assert sorted(asked) == sorted(texts)  # each distinct text (or word) once
     assert (counts.embedded, counts.cached) == (counts.chunks, 0)
     asked.clear()
     counts = embed_index(index, model, cache)
@@ -244,7 +254,7 @@ def test_an_unchanged_index_asks_the_model_for_no_text(make_site: SiteBuilder,
 
     build_site(make_site, {"certificates.md": "# Certificates\n\n## Rotate the TLS certificate"
                            "\n\nAsk the security team for a new certificate.\n"})
-    new = {text for _id, text in chunk_texts(index).values()} - texts
+    new = ({text for _id, text in chunk_texts(index).values()} | set(words_of(index))) - texts
     embed_index(index, model, cache)
     assert sorted(asked) == sorted(new) and new
 
@@ -317,7 +327,8 @@ def test_sphinx_stores_vectors_with_a_cache_in_the_doctree_folder(tmp_path: Path
         digests = {row[0] for row in connection.execute("SELECT sha256 FROM vectors")}
     finally:
         connection.close()
-    assert digests == {digest for digest, _blob in vectors.values()}
+    assert digests == ({digest for digest, _blob in vectors.values()}
+                       | {text_digest(word) for word in words_of(index)})
     hits = search(index, "a note about the install", 1, mode="dense")
     assert hits and hits[0].page_url == "index.html"
 

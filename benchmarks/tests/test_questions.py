@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.question_files import parse_question_file
 from benchmarks.questions import (
     KINDS,
     SITES,
@@ -25,7 +26,6 @@ from benchmarks.questions import (
     load_questions,
     main,
     mdchunk_hit,
-    parse_question_file,
     read_built,
     score_ranks,
     span_hit,

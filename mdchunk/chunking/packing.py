@@ -452,11 +452,12 @@ class Packer:
 
     def _is_lone_title(self, piece: Piece, following: Piece) -> bool:
         """Whether `piece` is the page title (an H1) and its text before its first section,
-        under min_tokens, and `following` starts that section."""
+        under min_tokens, and `following` starts that section with more than its heading (a
+        heading alone would end the chunk, its content in the next one)."""
         children = piece.section.children
         return (piece.section.level == 1 and not following.oversize_reason and bool(children)
                 and piece.start == piece.section.start and piece.end <= children[0].start
-                and following.start == children[0].start
+                and following.start == children[0].start and not _heading_only(following)
                 and self.tokens(piece.start, piece.end) < self.options.min_tokens)
 
     def _retitled(self, following: Piece, title: Piece) -> Piece:
@@ -467,27 +468,32 @@ class Packer:
                                    reserve=reserve, context_capped=capped)
 
     def _merge_small(self, pieces: list[Piece]) -> list[Piece]:
-        """Pieces under min_tokens join a neighbour of the same section (left first) if it fits."""
+        """Pieces under min_tokens join a neighbour of the same section (left first) if it fits.
+
+        A piece that is only its section's heading joins the piece after it first: joined to
+        the piece before, it would be that chunk's last line, away from what follows it. It
+        joins the piece before only when its section is empty (nothing of its own follows)."""
         out: list[Piece] = []
         index = 0
         while index < len(pieces):
             piece = pieces[index]
             index += 1
-            if self._small(piece) and out and self._can_merge(out[-1], piece):
+            heading_only = _heading_only(piece)
+            forward = heading_only and index < len(pieces) and self._can_merge(piece, pieces[index])
+            if not forward and self._small(piece) and out and self._can_merge(out[-1], piece) and (
+                    not heading_only or not piece.section.children):
                 out[-1] = _joined(out[-1], piece)
                 continue
-            while self._small(piece) and index < len(pieces) and self._can_merge(
-                piece, pieces[index]
-            ):
+            while (self._small(piece) and index < len(pieces)
+                   and self._can_merge(piece, pieces[index])):
                 piece = _joined(piece, pieces[index])
                 index += 1
             out.append(piece)
         return out
 
     def _small(self, piece: Piece) -> bool:
-        return not piece.oversize_reason and self.tokens(piece.start, piece.end) < (
-            self.options.min_tokens
-        )
+        return not piece.oversize_reason and (
+            self.tokens(piece.start, piece.end) < self.options.min_tokens)
 
     def _can_merge(self, left: Piece, right: Piece) -> bool:
         if left.preamble or right.preamble or left.oversize_reason or right.oversize_reason:
@@ -563,6 +569,12 @@ def _glue_leads(units: Sequence[Block], within: Block | None) -> list[list[Block
     if pending:
         groups.append(pending)
     return groups
+
+
+def _heading_only(piece: Piece) -> bool:
+    """Whether `piece` holds its section's heading and nothing else."""
+    heading = piece.section.heading
+    return heading is not None and piece.start == heading.start and piece.end <= heading.end
 
 
 def _joined(left: Piece, right: Piece) -> Piece:

@@ -47,10 +47,13 @@ class Section:
         return ""
 
     def walk(self) -> Iterator[Section]:
-        """This section and all its subsections, in document order."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
+        """This section and all its subsections, in document order (with a stack of its own:
+        a generator per level would pass each section up through every level above it)."""
+        stack = [self]
+        while stack:
+            section = stack.pop()
+            yield section
+            stack.extend(reversed(section.children))
 
 
 def build_tree(page: ParsedPage) -> Section:

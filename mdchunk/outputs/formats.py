@@ -7,23 +7,25 @@ format is written: a build writes the formats it selected, and loads only their 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from mdchunk.outputs.catalog import FORMATS
-from mdchunk.outputs.writers import atomic_write, replace_folder, write_jsonl
+from mdchunk.outputs.writers import atomic_write, replace_folder, write_blocks
 from mdchunk.settings import DEFAULT_FOLDER
 
 
-def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
+def write_records(site_dir: Path, records: Mapping[str, Iterable[bytes]], *,
                   output: str = "chunks.jsonl", pagefind_output: str = DEFAULT_FOLDER,
                   page_kinds: Sequence[tuple[str, str]] = (),
                   complete_sqlite: Callable[[Path], object] | None = None) -> dict[str, Path]:
-    """Write the merged records of each format (JSON text, as `page_records` makes them) into
-    `site_dir`, each file (or folder) atomically.
+    """Write the merged records of each format into `site_dir`, each file (or folder)
+    atomically. Each format's records come as blocks of bytes, one per page: the UTF-8 of its
+    records' JSON text (as `page_records` makes them), each record a line ending with a line
+    break.
 
-    The JSON Lines and JSON formats are written as their records come; the SQLite file, the
+    The JSON Lines and JSON formats are written as their blocks come; the SQLite file, the
     Pagefind bundle and the chunk files need the records' fields, and decode each record as
     it goes to them. `output` and `pagefind_output`: where the native index and the Pagefind
     bundle go, relative to `site_dir`; `page_kinds`: the site's (glob, kind) pairs, kept in
@@ -36,40 +38,51 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[str]], *,
     """
     written: dict[str, Path] = {}
     targets = {"native": output, "pagefind": pagefind_output}
-    for name, format_records in records.items():
+    for name, blocks in records.items():
         layout = FORMATS[name].layout
         target = site_dir / targets.get(name, FORMATS[name].target)
         if layout == "pagefind":
             from mdchunk.outputs.pagefind_bundle import write_bundle
 
-            write_bundle(target, map(json.loads, format_records))
+            write_bundle(target, map(json.loads, record_lines(blocks)))
         elif layout == "files":
             from mdchunk.outputs.profiles.files import files_by_name
 
-            write_folder(target, files_by_name(map(json.loads, format_records)))
+            write_folder(target, files_by_name(map(json.loads, record_lines(blocks))))
         elif layout == "json":
-            write_json_array(target, format_records)
+            write_json_array(target, record_lines(blocks))
         elif layout == "sqlite":
             from mdchunk.outputs.sqlite import write_sqlite
 
-            write_sqlite(target, map(json.loads, format_records), page_kinds=page_kinds,
+            write_sqlite(target, map(json.loads, record_lines(blocks)), page_kinds=page_kinds,
                          complete=complete_sqlite)
         else:
-            write_jsonl(target, format_records)
+            write_blocks(target, blocks)
         written[name] = target
     return written
 
 
-def write_json_array(path: Path, records: Iterable[str]) -> int:
-    """Write one JSON array, a record (its JSON text) per line, atomically; return the number
-    of records."""
+def records_block(records: Iterable[str]) -> bytes:
+    """The block of records (their JSON text) that `write_records` takes for one page."""
+    return "".join([f"{record}\n" for record in records]).encode("utf-8")
+
+
+def record_lines(blocks: Iterable[bytes]) -> Iterator[bytes]:
+    """The records of `blocks` (see `write_records`), each its JSON text in UTF-8."""
+    for block in blocks:
+        yield from block.split(b"\n")[:-1]
+
+
+def write_json_array(path: Path, records: Iterable[bytes]) -> int:
+    """Write one JSON array, a record (the UTF-8 of its JSON text) per line, atomically; return
+    the number of records."""
     count = 0
 
     def write(handle: IO[bytes]) -> None:
         nonlocal count
         handle.write(b"[")
         for text in records:
-            handle.write((b",\n" if count else b"\n") + text.encode("utf-8"))
+            handle.write((b",\n" if count else b"\n") + text)
             count += 1
         handle.write(b"\n]\n" if count else b"]\n")
 

@@ -39,6 +39,15 @@ def marked_records(name: str, records: Sequence[str], ids: Sequence[str],
         yield from records
 
 
+def marks_touch(name: str, ids: Sequence[str], marks: Mapping[str, Duplicate], *,
+                drop: bool) -> bool:
+    """Whether `marked_records` changes a page's records of format `name` (its chunks' ids are
+    `ids`): when it does not, they are written as they were made."""
+    if not marks or not (name in MARKED or (drop and FORMATS[name].embedding)):
+        return False
+    return any(chunk_id in marks for chunk_id in ids)
+
+
 def with_mark(record: str, mark: Duplicate) -> str:
     """A native record's JSON text with its `duplicateOf` set."""
     return dumps({**json.loads(record), "duplicateOf": mark.as_record()})

@@ -67,12 +67,6 @@ def record_language(front_matter: Mapping[str, Any], site_language: str | None) 
     return UNKNOWN_LANGUAGE
 
 
-def pagefind_needed(formats: Sequence[str]) -> None:
-    """Check that Pagefind can run when `formats` selects it (see `require_pagefind`)."""
-    if "pagefind" in formats:
-        require_pagefind()
-
-
 def require_pagefind() -> Path:
     """Pagefind's binary, once its `--version` ran (checked once per process and binary).
 

@@ -12,7 +12,9 @@
   site's option of that name, JSON [glob, kind] pairs) where it is set.
 
 `mdchunk.search.vectors` adds the chunks' vectors to the same file (`chunks_vec`, and the
-model's name in `meta`) when a build or `mdchunk embed` asks for them.
+model's name in `meta`) when a build or `mdchunk embed` asks for them, and the vectors of the
+index's words (`terms_vec`, `mdchunk.search.vocabulary`; from schema version 4, an index of
+an older version has none and is searched without them).
 
 Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb weighs 4 times,
 in the section or page title 3 and 2 times, a word in the body text; see `mdchunk.search`.
@@ -36,7 +38,7 @@ from mdchunk.chunking.chunk import SCHEMA_VERSION
 SQLITE_SUFFIXES: tuple[str, ...] = (".sqlite", ".sqlite3", ".db")
 
 #: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
-SQLITE_SCHEMA_VERSION = 3
+SQLITE_SCHEMA_VERSION = 4
 
 #: The native record's fields, in order; those in `JSON_COLUMNS` hold JSON text.
 COLUMNS: tuple[str, ...] = (

@@ -186,17 +186,19 @@ def with_directive(page: str, directive: Directive | None) -> str | None:
     """The HTML `page` with `directive`'s element right after its `<body>` tag and its link
     at the end of its `<head>`, in place of those an earlier build put there (None: only those
     removed); None when it has no `<body>`."""
-    cleared = _ALTERNATE.sub("", _DIRECTIVE.sub("", page))
+    # (a page fresh from the engine holds none: the search for the class spares two scans)
+    cleared = _ALTERNATE.sub("", _DIRECTIVE.sub("", page)) if DIRECTIVE_CLASS in page else page
     body = _BODY.search(cleared)
     if body is None:
         return None
     if directive is None:
         return cleared
-    marked = cleared[:body.end()] + directive.element + cleared[body.end():]
-    head_end = _HEAD_END.search(marked, 0, body.start())
+    head_end = _HEAD_END.search(cleared, 0, body.start())
     if directive.alternate is None or head_end is None:
-        return marked
-    return marked[:head_end.start()] + directive.alternate + marked[head_end.start():]
+        return "".join([cleared[:body.end()], directive.element, cleared[body.end():]])
+    return "".join([cleared[:head_end.start()], directive.alternate,
+                    cleared[head_end.start():body.end()], directive.element,
+                    cleared[body.end():]])
 
 
 def _relative(target: str, url: str) -> str:

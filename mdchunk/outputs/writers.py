@@ -209,6 +209,17 @@ def write_jsonl(path: Path, lines: Iterable[str]) -> int:
     return count
 
 
+def write_blocks(path: Path, blocks: Iterable[bytes]) -> None:
+    """Write a file of the blocks of bytes that `blocks` yields, in turn, atomically (a JSON
+    Lines file joined from its pages' lines, each page's written as it was made)."""
+
+    def write(handle: IO[bytes]) -> None:
+        for block in blocks:
+            handle.write(block)
+
+    atomic_write(path, write)
+
+
 def write_text(path: Path, text: str, *, durable: bool = True, sweep: bool = True) -> None:
     """Write a UTF-8 text file atomically (see `atomic_write` for `durable` and `sweep`)."""
     data = text.encode("utf-8", "replace")

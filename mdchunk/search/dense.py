@@ -19,6 +19,7 @@ from mdchunk.errors import MdChunkError
 from mdchunk.outputs.sqlite import connect
 from mdchunk.search.embedders import Embedder, EmbedderError, cached_embedder
 from mdchunk.search.vectors import META_KEY, StoredVectors, VectorError, read_vectors
+from mdchunk.search.vocabulary import single_threaded_dot
 
 _log = logging.getLogger("mdchunk.search")
 
@@ -47,7 +48,7 @@ class DenseSide:
         query = self.embedder.embed([question])[0]
         if limit <= 0 or not query.any() or not len(self.vectors.rowids):
             return []
-        scores = self.vectors.matrix @ query
+        scores = single_threaded_dot(self.vectors.matrix, query)
         count = min(limit, len(scores))
         best = np.argpartition(-scores, count - 1)[:count]
         best = best[np.lexsort((self.vectors.rowids[best], -scores[best]))]
@@ -76,7 +77,7 @@ def dense_side(path: Path, mode: str, connection: sqlite3.Connection) -> DenseSi
 
 def _side(path: Path, connection: sqlite3.Connection) -> DenseSide:
     try:
-        vectors = _stored_vectors(str(path.resolve()), _stamp(path, connection))
+        vectors = _stored_vectors(str(path.resolve()), index_stamp(path, connection))
     except VectorError as error:
         raise SearchError(f"{path}: {error}") from error
     if vectors is None:
@@ -91,7 +92,7 @@ def _side(path: Path, connection: sqlite3.Connection) -> DenseSide:
     return DenseSide(vectors, embedder)
 
 
-def _stamp(path: Path, connection: sqlite3.Connection) -> tuple[int, int, int, str]:
+def index_stamp(path: Path, connection: sqlite3.Connection) -> tuple[int, int, int, str]:
     """What tells one state of the file from another (its vectors are read again after it
     changed): its inode, size and time of change, and the key of its vectors' model (which
     tells apart vectors of two models of one dimension written within one tick of the

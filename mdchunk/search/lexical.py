@@ -23,24 +23,47 @@ STOP_WORDS = frozenset({
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def question_words(question: str) -> list[str]:
+    """The words of `question` a search matches: lower case, each once, in their order, stop
+    words dropped when others remain."""
+    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(question)))
+    return [word for word in words if word not in STOP_WORDS] or words
+
+
 def fts_query(question: str) -> str:
-    """An FTS5 query matching any word of `question` (stop words dropped when others remain).
+    """An FTS5 query matching any word of `question` (`question_words`).
 
     Every word is quoted, so no punctuation or FTS5 keyword (`AND`, `NEAR`, `*`, `"`) in user
     input can raise a syntax error. Returns "" when the question has no word.
     """
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(question)))
-    kept = [word for word in words if word not in STOP_WORDS] or words
-    return " OR ".join(f'"{word}"' for word in kept)
+    return " OR ".join(f'"{word}"' for word in question_words(question))
 
 
 def lexical_ranking(connection: sqlite3.Connection, question: str, limit: int,
-                    weights: Sequence[float] = FTS_WEIGHTS) -> list[tuple[int, float]]:
+                    weights: Sequence[float] = FTS_WEIGHTS,
+                    expansions: Sequence[tuple[str, float]] = ()) -> list[tuple[int, float]]:
     """The `limit` chunks that best match `question` as (rowid, score) pairs, best first;
-    the score is -bm25 (higher is better)."""
+    the score is -bm25 (higher is better).
+
+    `expansions`: (word, weight) pairs searched for besides the question's words
+    (`mdchunk.search.vocabulary`): a chunk's score gains each word's -bm25 times its weight.
+    """
     query = fts_query(question)
     if not query or limit <= 0:
         return []
+    ranking = _matches(connection, query, limit, weights)
+    if not expansions:
+        return ranking
+    scores = dict(ranking)
+    for word, weight in expansions:
+        for rowid, score in _matches(connection, f'"{word}"', limit, weights):
+            scores[rowid] = scores.get(rowid, 0.0) + weight * score
+    return sorted(scores.items(), key=lambda item: -item[1])[:limit]
+
+
+def _matches(connection: sqlite3.Connection, query: str, limit: int,
+             weights: Sequence[float]) -> list[tuple[int, float]]:
+    """The `limit` chunks that best match an FTS5 `query`, as (rowid, -bm25), best first."""
     weight_args = ", ".join(str(float(weight)) for weight in weights)
     rows = connection.execute(
         f"SELECT rowid, bm25(chunks_fts, {weight_args}) AS rank FROM chunks_fts "

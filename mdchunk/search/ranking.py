@@ -13,14 +13,17 @@ keep that ranking's own scores.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from mdchunk.outputs.sqlite import FTS_WEIGHTS, column_or_null, connect
-from mdchunk.search.dense import dense_side
+from mdchunk.search.dense import DenseSide, dense_side, index_stamp
 from mdchunk.search.kinds import page_kinds, reorder
 from mdchunk.search.lexical import lexical_ranking
+from mdchunk.search.vectors import META_DIMENSION
+from mdchunk.search.vocabulary import StoredTerms, expansions, read_terms
 
 #: How a search ranks: `lexical` (FTS5 BM25), `dense` (vectors), `hybrid` (both, fused) or
 #: `auto` (hybrid where the index holds vectors and their model loads, else lexical).
@@ -84,14 +87,19 @@ def one_per_section(hits: Sequence[Hit]) -> list[Hit]:
 
 def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
            per_section: bool = True, weights: Sequence[float] = FTS_WEIGHTS,
-           priors: bool = True, kinds: Collection[str] = ()) -> list[Hit]:
+           priors: bool = True, kinds: Collection[str] = (), expand: bool = True
+           ) -> list[Hit]:
     """The `k` best hits for `question` in the index at `path`, best first.
 
     With `per_section` (the default) at most one hit per section is returned: the section's
     best chunk. With `priors` (the default) hits are moved by their pages' kinds and for
     diversity across pages and kinds (`mdchunk.search.kinds`); `kinds` keeps only the hits
     of pages of those kinds. `mode`: see `Mode`; the dense side embeds the question with the
-    model that made the index's vectors (`mdchunk.search.dense`).
+    model that made the index's vectors (`mdchunk.search.dense`). With `expand` (the default),
+    in a search with a dense side, the lexical side also searches for the index's words
+    nearest to the question's (`mdchunk.search.vocabulary`): a lexical search alone takes
+    every match of a word that is near but wrong at face value, where the dense side of a
+    hybrid search outvotes it.
 
     Raises:
         SearchError: in mode `dense` or `hybrid`, for an index without vectors or whose model
@@ -106,7 +114,9 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
         dense = dense_side(path, mode, connection)
         rankings: list[list[tuple[int, float]]] = []
         if mode != "dense":
-            rankings.append(lexical_ranking(connection, question, candidates_for(k), weights))
+            extra = _expansions(path, connection, question, dense) if expand and dense else []
+            rankings.append(lexical_ranking(connection, question, candidates_for(k), weights,
+                                            extra))
         if dense is not None:
             rankings.append(dense.ranking(question, candidates_for(k)))
         hits = _hits(connection, fuse(rankings))
@@ -117,6 +127,30 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
     if per_section:
         hits = one_per_section(hits)
     return hits[:k]
+
+
+def _expansions(path: Path, connection: Any, question: str, dense: DenseSide
+                ) -> list[tuple[str, float]]:
+    """The index words the lexical side searches for besides the question's: none where the
+    index holds no vectors of its words (written by an older mdchunk: `mdchunk embed` adds
+    them)."""
+    vocabulary = _stored_terms(str(path.resolve()), index_stamp(path, connection))
+    if vocabulary is None:
+        return []
+    return expansions(vocabulary, question, dense.embedder.embed)
+
+
+@functools.lru_cache(maxsize=4)
+def _stored_terms(path: str, _stamp: tuple[int, int, int, str]) -> StoredTerms | None:
+    """The words' vectors of the index at `path` as it is at `_stamp`, read once per
+    process."""
+    connection = connect(Path(path))
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = ?",
+                                 (META_DIMENSION,)).fetchone()
+        return read_terms(connection, int(row[0])) if row and str(row[0]).isdigit() else None
+    finally:
+        connection.close()
 
 
 def _with_kinds(connection: Any, hits: list[Hit], question: str, *, priors: bool,

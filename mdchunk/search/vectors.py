@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from mdchunk.errors import MdChunkError
 from mdchunk.search.embedders import BATCH_SIZE, Embedder, load_embedder
+from mdchunk.search.vocabulary import TABLE as TERMS_TABLE
+from mdchunk.search.vocabulary import index_vocabulary, write_terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -174,7 +176,8 @@ class EmbedCache:
 def embed_index(sqlite_path: Path, model: Embedder | str, cache: EmbedCache | None = None, *,
                 prune_cache: bool = False, batch_size: int = BATCH_SIZE) -> EmbedCounts:
     """Give every chunk of the index `sqlite_path` the vector of its `embedText` by `model`,
-    replacing the index's vectors in one transaction; return what was embedded.
+    and every word of its vocabulary its vector (`mdchunk.search.vocabulary`), replacing the
+    index's vectors in one transaction; return what was embedded (of the chunks).
 
     A text whose vector is in the index already (same model) or in `cache` is not embedded
     again; the vectors embedded go into `cache`. `prune_cache`: the cache keeps only the vectors
@@ -189,13 +192,19 @@ def embed_index(sqlite_path: Path, model: Embedder | str, cache: EmbedCache | No
     try:
         connection.execute("BEGIN IMMEDIATE")
         texts = _chunk_texts(connection, sqlite_path)
+        words = index_vocabulary(connection)
         digests = [text_digest(text) for _rowid, text in texts]
+        word_digests = [text_digest(word) for word in words]
         held = _vectors_in_index(connection, embedder)
-        held.update(cache.lookup(embedder.key, set(digests) - set(held)) if cache else {})
-        new = _embed_missing(embedder, texts, digests, held, batch_size)
+        held.update(cache.lookup(embedder.key, {*digests, *word_digests} - set(held))
+                    if cache else {})
+        new = _embed_missing(embedder, [*texts, *((0, word) for word in words)],
+                             [*digests, *word_digests], held, batch_size)
         _replace_table(connection, embedder, [
             (rowid, digest, new.get(digest) or held[digest])
             for (rowid, _text), digest in zip(texts, digests, strict=True)])
+        write_terms(connection, {word: new.get(digest) or held[digest]
+                                 for word, digest in zip(words, word_digests, strict=True)})
         connection.execute("COMMIT")
     except BaseException as error:
         if connection.in_transaction:
@@ -206,7 +215,7 @@ def embed_index(sqlite_path: Path, model: Embedder | str, cache: EmbedCache | No
     finally:
         connection.close()
     if cache is not None:
-        cache.store(embedder.key, new, keep=digests if prune_cache else None)
+        cache.store(embedder.key, new, keep=[*digests, *word_digests] if prune_cache else None)
     embedded = sum(1 for digest in digests if digest in new)
     return EmbedCounts(embedder.name, len(texts), embedded, len(texts) - embedded)
 
@@ -232,19 +241,23 @@ def _chunk_texts(connection: sqlite3.Connection, path: Path) -> list[tuple[int, 
 
 
 def _vectors_in_index(connection: sqlite3.Connection, embedder: Embedder) -> dict[str, bytes]:
-    """The index's own vectors by text sha256, when `embedder` (the same model key) made
-    them."""
+    """The index's own vectors (of its chunks and words) by text sha256, when `embedder` (the
+    same model key) made them."""
     meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
     if meta.get(META_KEY) != embedder.key or not _has_table(connection):
         return {}
     size = 4 * embedder.dimension
-    return {digest: blob for digest, blob in connection.execute(
+    held = {digest: blob for digest, blob in connection.execute(
         f"SELECT sha256, embedding FROM {TABLE}") if len(blob) == size}
+    if _has_table(connection, TERMS_TABLE):
+        held.update((text_digest(term), blob) for term, blob in connection.execute(
+            f"SELECT term, embedding FROM {TERMS_TABLE}") if len(blob) == size)
+    return held
 
 
-def _has_table(connection: sqlite3.Connection) -> bool:
+def _has_table(connection: sqlite3.Connection, name: str = TABLE) -> bool:
     return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                              (TABLE,)).fetchone() is not None
+                              (name,)).fetchone() is not None
 
 
 def _embed_missing(embedder: Embedder, texts: Sequence[tuple[int, str]], digests: Sequence[str],

@@ -29,7 +29,6 @@ from mdchunk.chunking.tokens import tokenizer_choice
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.outline import SiteOutline
-from mdchunk.outputs.pagefind_bundle import pagefind_needed
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.outputs.twins import page_directive, with_directive
 from mdchunk.search.kinds import front_matter_kind_problem
@@ -76,7 +75,10 @@ class IndexBuilder:
                                                                           message))
         check_formats(settings.output.formats)
         tokenizer_choice(settings.tokenizer)
-        pagefind_needed(settings.output.formats)
+        if "pagefind" in settings.output.formats:  # (its writer is loaded when it is asked for)
+            from mdchunk.outputs.pagefind_bundle import require_pagefind
+
+            require_pagefind()
         embedder = _embedder(settings)
         self._temporary = None if cache is not None else tempfile.TemporaryDirectory(
             prefix="mdchunk-cache-")
@@ -208,7 +210,8 @@ class IndexBuilder:
         build.lacking.append(source)
         return False
 
-    def finish(self, order: Sequence[str], outline: SiteOutline | None = None) -> BuildSummary:
+    def finish(self, order: Sequence[str], outline: SiteOutline | None = None, *,
+               keep_workers: bool = False) -> BuildSummary:
         """Write the index and every requested output into the site folder, each file atomically;
         `order` lists the site's pages (source paths) in the order of the index, and `outline`
         the site's name, description and navigation, which `llms.txt` follows (without it,
@@ -218,6 +221,10 @@ class IndexBuilder:
 
         When every page of `order` is accounted for, the cache forgets the pages and entries no
         longer in the site. The builder is then ready for another build of the same site.
+
+        The worker processes are told to stop as soon as the finish has no more work for them,
+        so that they exit while the files are written, unless `keep_workers` (`mkdocs serve`
+        keeps them for the next build).
 
         Raises:
             MdChunkError: when the tokenizer cannot be loaded, an output cannot be written or a
@@ -238,11 +245,13 @@ class IndexBuilder:
         marked = time.perf_counter()
         marks = self._duplicates.marks() if searching else {}
         duplicates = time.perf_counter() - marked
+        counter, where = self.counter, "in the worker process" if self._pool else "inline"
+        if not keep_workers and self._pool is not None:  # (`stop_workers` waits for them)
+            self._pool.close(wait=False)
         written = writer.outputs(sources, marks)
         written.update(agent)
         pages = tuple(self.index.pages[source].output for source in sources)
-        log_build_times(self.log, self.index, where="in the worker process" if self._pool
-                        is not None else "inline", counter=self.counter,
+        log_build_times(self.log, self.index, where=where, counter=counter,
                         seconds=(waited, duplicates, time.perf_counter() - began - duplicates))
         began = time.perf_counter()
         removed = 0 if build.lacking else self.index.forget_the_rest(order)

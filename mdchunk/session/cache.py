@@ -134,6 +134,26 @@ class PageCache:
         """
         return _page(*self._entry(page_key), content=True, prints=prints)
 
+    def records_block(self, page_key: str, name: str) -> bytes:
+        """The records of format `name` kept for `page_key` as the bytes of their lines, each
+        ending with a line break: the finish joins them into the index as they are, without
+        decoding the page.
+
+        Raises:
+            OSError, ValueError: as `read` (ValueError too when the entry holds no records of
+                `name`).
+        """
+        header, data = self._entry(page_key)
+        start = data.find(b"\n", _markdown_end(header, data) + 1) + 1  # after the inspector's line
+        for format_name, count in header["records"].items():
+            end = start
+            for _ in range(count):
+                end = data.find(b"\n", end) + 1
+            if format_name == name:
+                return data[start:end]
+            start = end
+        raise ValueError(f"no records of the format {name}")
+
     def holds(self, page_key: str) -> bool:
         """Whether the entry of `page_key` is there (one `stat`; its content is not checked)."""
         return self.enabled and self.path(page_key).is_file()
@@ -237,8 +257,8 @@ class PageCache:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
                     removed += 1
-            elif match := _TEMPORARY.fullmatch(entry.name):
-                sweep_stale_temporaries(self.folder / match[1])
+        _sweep_folder(self.folder)
+        _sweep_folder(self.folder / POINTERS)
         self._known &= keep
         return removed
 
@@ -268,8 +288,8 @@ class PageCache:
         pointer = dumps({"version": __version__, "settings": self.settings,
                          "site": self._site(site), "page": source,
                          "listed": dataclasses.asdict(listed)})
-        try:
-            write_text(path, pointer, durable=False)
+        try:  # (the folder of pointers is swept as a whole when the cache prunes)
+            write_text(path, pointer, durable=False, sweep=False)
         except OSError as error:
             self._disable(error)
 
@@ -360,6 +380,15 @@ def _page(header: Mapping[str, Any], data: bytes, *, content: bool, prints: bool
     return dataclasses.replace(
         summary, markdown=data[begin:after].decode("utf-8", "surrogatepass"),
         inspector=json.loads(lines[0]), records=records, stored=False)
+
+
+def _sweep_folder(folder: Path) -> None:
+    """Remove the temporary files that killed writers left in `folder` (entries and pointers
+    are written without a sweep each: `atomic_write`'s `sweep`)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if match := _TEMPORARY.fullmatch(entry.name):
+                sweep_stale_temporaries(folder / match[1])
 
 
 def _markdown_start(data: bytes) -> int:

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.duplicates import Duplicate
-from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.formats import records_block, write_records
 from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.llms import ListedPage, write_agent_outputs
-from mdchunk.outputs.marks import marked_records
+from mdchunk.outputs.marks import marked_records, marks_touch
 from mdchunk.outputs.outline import SiteOutline
-from mdchunk.outputs.pagefind_bundle import record_language, write_search_page
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
 from mdchunk.session.index_pages import IndexPages
 from mdchunk.settings import BuildSettings
@@ -114,11 +113,14 @@ class IndexWriter:
         formats = check_formats(self.settings.output.formats)
         drop = self.settings.duplicates == "drop"
 
-        def records_of(name: str) -> Iterator[str]:
+        def records_of(name: str) -> Iterator[bytes]:
             for source in sources:
                 ids = [value[0] for value in self.index.pages[source].output.prints]
-                yield from marked_records(name, self._content(source).records[name], ids,
-                                          marks, drop=drop)
+                if not marks_touch(name, ids, marks, drop=drop):
+                    yield self._records_block(source, name)
+                    continue
+                yield records_block(marked_records(name, self._content(source).records[name],
+                                                   ids, marks, drop=drop))
 
         index = self.site_dir / self.settings.index
         try:
@@ -178,6 +180,8 @@ class IndexWriter:
         folder they share)."""
         if not self.settings.pagefind.search_page:
             return None
+        from mdchunk.outputs.pagefind_bundle import record_language, write_search_page
+
         return write_search_page(self.site_dir, self.settings.pagefind,
                                  language=record_language({}, self.settings.output.language))
 
@@ -188,6 +192,14 @@ class IndexWriter:
         if not page.output.stored:
             return page.output
         return self._read(source, lambda key: self.index.cache.read(key, prints=False))
+
+    def _records_block(self, source: str, name: str) -> bytes:
+        """The page's records of format `name` as the bytes of their lines, read from its
+        entry as they are when this process holds only its counts."""
+        page = self.index.pages[source]
+        if not page.output.stored:
+            return records_block(page.output.records[name])
+        return self._read(source, lambda key: self.index.cache.records_block(key, name))
 
     def markdown(self, source: str) -> str:
         """The page's Markdown, read from its entry when this process holds only its counts."""

@@ -130,6 +130,8 @@ class WorkerPool:
         self._in_flight: collections.deque[Future[PageOutput]] = collections.deque()
         self._pool: ProcessPoolExecutor | None = None
         self._ready: Future[str] | None = None
+        self._stopping: threading.Thread | None = None
+        """The thread that waits for the workers of a `close(wait=False)` to exit."""
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -194,11 +196,17 @@ class WorkerPool:
         while len(in_flight) >= self.max_in_flight:
             concurrent.futures.wait([in_flight.popleft()])
 
-    def close(self) -> None:
-        """Stop the workers (pages already submitted are still chunked)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=False)
-            self._pool = None
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the workers (pages already submitted are still chunked). Without `wait`, return
+        at once while they finish and exit; a later `close` waits for them. A page submitted
+        after it starts new workers."""
+        pool, self._pool, self._ready = self._pool, None, None
+        if pool is not None:
+            self._stopping = threading.Thread(target=pool.shutdown, name="mdchunk-workers-exit")
+            self._stopping.start()
+        if wait and self._stopping is not None:
+            self._stopping.join()
+            self._stopping = None
 
 
 @contextlib.contextmanager
