@@ -10,7 +10,7 @@ from pathlib import Path
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
 from mdchunk.outputs.duplicates import Duplicate
-from mdchunk.outputs.formats import write_records
+from mdchunk.outputs.formats import records_block, write_records
 from mdchunk.outputs.llms import ListedPage, write_agent_outputs
 from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
@@ -61,12 +61,12 @@ def write_site_folder(folder: Path, pages: Sequence[PageOutput], relatives: Sequ
 
 
 def _marked(pages: Sequence[PageOutput], name: str, marks: Mapping[str, Duplicate], *,
-            drop: bool) -> Iterator[str]:
-    """The records of format `name` of the pages, with the duplicate marks, as the finish of
-    `mdchunk site` writes them."""
+            drop: bool) -> Iterator[bytes]:
+    """The records of format `name` of the pages, a block each (`write_records`), with the
+    duplicate marks, as the finish of `mdchunk site` writes them."""
     for page in pages:
         ids = [chunk[0] for chunk in page.prints]
-        yield from marked_records(name, page.records[name], ids, marks, drop=drop)
+        yield records_block(marked_records(name, page.records[name], ids, marks, drop=drop))
 
 
 def write_records_file(folder: Path, name: str, rows: Mapping[str, Sequence[str]],
