@@ -128,7 +128,7 @@ def chunk_site(site_dir: Path, settings: BuildSettings, *, docs_dir: Path | None
                              site_url=settings.site_url or None)
         if not sources and all(reason.endswith(_NOT_PAGES) for reason in skipped):
             raise MdChunkError(_no_pages_message(site_dir, html_files, skipped))
-        summary = builder.finish(list(sources), _outline(site_dir, sources, nav))
+        summary = builder.finish(list(sources), site_outline(site_dir, sources, nav))
     finally:
         builder.close()
     return SiteSummary(summary.pages, summary.written, tuple(skipped), tuple(warnings),
@@ -139,11 +139,12 @@ _NO_CONTENT = "no content element (pass --content-selector for this theme)"
 _NOT_PAGES = ("not a documentation page", _NO_CONTENT)
 
 
-def _outline(site_dir: Path, pages: Mapping[str, str], nav: SiteNav) -> SiteOutline:
-    """The navigation the site's pages show (its folders where they show none mdchunk can
-    read), its name as the theme shows it (else from the home page's `<title>`, the part after
-    the page title, where themes put the site name) and its description from the home page's
-    `<meta name="description">`."""
+def site_outline(site_dir: Path, pages: Mapping[str, str], nav: SiteNav) -> SiteOutline:
+    """What `llms.txt` follows for the site's `pages` in the index (source path -> file in the
+    site, in the site's order), whose navigation `nav` holds: the navigation the site's pages
+    show (its folders where they show none mdchunk can read), its name as the theme shows it
+    (else from the home page's `<title>`, the part after the page title, where themes put the
+    site name) and its description from the home page's `<meta name="description">`."""
     home = next((source for source, relative in pages.items() if relative == "index.html"), None)
     name, description = nav.site_name, ""
     if home is not None:
@@ -216,11 +217,12 @@ class SitePage:
 
 def documentation_pages(site_dir: Path, *, docs_dir: Path | None = None,
                         content_selector: str | None = None, site_url: str | None = None,
-                        warnings: list[str] | None = None, required: bool = False
-                        ) -> list[SitePage]:
+                        warnings: list[str] | None = None, required: bool = False,
+                        nav: SiteNav | None = None) -> list[SitePage]:
     """The documentation pages of a built site in the site's order, as `mdchunk site` hands
     them to its build; the pages that cannot be read are named in `warnings` (`path:
-    message`). `site_url`: the site's url (None: each page's canonical link gives it).
+    message`), and the navigation the pages show is merged into `nav` (for `site_outline`).
+    `site_url`: the site's url (None: each page's canonical link gives it).
 
     Raises:
         OptionError: for a `content_selector` that is no CSS selector.
@@ -231,7 +233,8 @@ def documentation_pages(site_dir: Path, *, docs_dir: Path | None = None,
     order = _site_order(site_dir, html_files)
     skipped: list[tuple[str, str]] = []
     found = sorted(_site_pages(site_dir, html_files, skipped, [] if warnings is None
-                               else warnings, SiteNav(), selectors=_selectors(content_selector),
+                               else warnings, SiteNav() if nav is None else nav,
+                               selectors=_selectors(content_selector),
                                docs_dir=docs_dir, site_url=site_url),
                    key=lambda item: order[item[0]])
     if required and not found and all(reason.endswith(_NOT_PAGES) for _, reason in skipped):

@@ -8,7 +8,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,13 +52,26 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], object], *, durable: b
 
 
 def replace_folder(folder: Path, files: Mapping[str, bytes]) -> None:
-    """Replace `folder` by one holding `files` (relative name -> content), atomically.
+    """Replace `folder` by one holding `files` (relative name -> content), atomically
+    (`staged_folder`)."""
+    with staged_folder(folder) as staging:
+        for name, data in files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            os.chmod(path, 0o644)
 
-    The files are written into a temporary folder beside `folder` and flushed to disk (one
-    `os.sync` rather than an fsync per file), then the old folder is renamed away and the new
-    one renamed into place: a reader sees the old folder or the whole new one (or, for the
-    instant between the two renames, none). On any error the temporary folders are removed and
-    the old folder is put back; folders left by a killed writer go at the next write.
+
+@contextlib.contextmanager
+def staged_folder(folder: Path, *, durable: bool = True) -> Iterator[Path]:
+    """A temporary folder beside `folder` to write into, which replaces `folder` atomically
+    when the block ends without an error.
+
+    What was written is flushed to disk (one `os.sync` rather than an fsync per file; skipped
+    with `durable=False`), then the old folder is renamed away and the new one renamed into
+    place: a reader sees the old folder or the whole new one (or, for the instant between the
+    two renames, none). On any error the temporary folders are removed and the old folder is
+    put back; folders left by a killed writer go at the next write (`sweep_stale_temporaries`).
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
     sweep_stale_temporaries(folder)
@@ -66,13 +79,9 @@ def replace_folder(folder: Path, files: Mapping[str, bytes]) -> None:
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".tmp"))
     retired: Path | None = None
     try:
-        for name, data in files.items():
-            path = staging / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            os.chmod(path, 0o644)
+        yield staging
         os.chmod(staging, 0o755)
-        if hasattr(os, "sync"):
+        if durable and hasattr(os, "sync"):
             os.sync()
         if folder.exists():
             retired = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".old"))

@@ -135,7 +135,7 @@ class IndexBuilder:
         self.index.excluded.discard(source)
         url = self.settings.site_url if site_url is None else build_site_url(
             site_url, self.settings.version, self.settings.output.language_folder)
-        indexed = IndexedPage(_EMPTY, _page_key(page, url), markdown_path, fingerprint)
+        indexed = IndexedPage(_EMPTY, page_key(page, url), markdown_path, fingerprint)
         found = self.cache.summary(indexed.key)
         if found is not None:
             build.from_cache += 1
@@ -380,8 +380,9 @@ def _embedder(settings: BuildSettings) -> Embedder | None:
     return load_embedder(settings.embed_model)
 
 
-def _page_key(page: PageInput, site_url: str) -> str:
-    """A hash of everything a page's chunks depend on, besides the build's settings."""
+def page_key(page: PageInput, site_url: str) -> str:
+    """A hash of everything a page's chunks depend on, besides the build's settings: what its
+    entry in the page cache is named by."""
     facts = json.dumps([page.source_path, page.url, page.title, page.meta, site_url],
                        sort_keys=True, default=str)
     digest = hashlib.sha256(facts.encode("utf-8", "surrogatepass"))

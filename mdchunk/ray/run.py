@@ -1,0 +1,191 @@
+"""What `mdchunk ray` does: many sites chunked on Ray into one folder of outputs, which a run
+replaces whole, and the state that spares the sites that did not change since the last run.
+
+The folder (`run_sites`' `out`) holds:
+
+- `sites/NAME/`: each site's folder of site-level outputs (`mdchunk.ray.site_outputs`);
+- `records/NAME.parquet` (or `.jsonl`): each site's records, a row a chunk;
+- `pages/`: the page cache (`mdchunk.session.cache`), an entry per chunked page;
+- `state.json`: for each site, where it was read, its prefix, a print of the settings, the
+  sha256 of each of its HTML files and its pages' keys in the cache. A later run with the same
+  `out` compares them: a site whose HTML files, settings and place are all the same is not
+  read again, and its folder and records are taken over from the last run as they are; in a
+  site that changed, each page the cache holds (the same HTML, site and settings) is taken from
+  it, not chunked again.
+
+The run writes into a temporary folder beside `out` and renames it into place at the end, so
+`out` is always the whole output of one run: a failed or killed run leaves the last one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from mdchunk.errors import MdChunkError
+from mdchunk.outputs.pages import counted
+from mdchunk.outputs.writers import dumps, staged_folder, write_text
+from mdchunk.ray import RAY_MISSING, cache_settings, site_outputs
+from mdchunk.ray.sites import RaySite, checked_sites, location
+from mdchunk.ray.steps import hashed_site
+from mdchunk.session.cache import PageCache
+from mdchunk.settings import BuildSettings
+
+STATE_FILE = "state.json"
+SITES = "sites"
+RECORDS = "records"
+PAGES = "pages"
+STATE_VERSION = 2
+"""The layout of `STATE_FILE`; a state of another layout is not read (every site is chunked)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What a run did."""
+
+    chunked: tuple[str, ...]
+    """The sites chunked in this run, by name."""
+    unchanged: tuple[str, ...]
+    """The sites taken over from the last run as they were."""
+    pages: int
+    """The pages of the sites chunked in this run."""
+    kept: int
+    """How many of those pages were taken from the last run, not chunked again."""
+    chunks: int
+    """The chunks of the sites chunked in this run."""
+
+    def describe(self) -> str:
+        """`3 sites: 1 chunked (12 pages, 10 of them unchanged; 240 chunks), 2 unchanged since
+        the last run`."""
+        return (f"{counted(len(self.chunked) + len(self.unchanged), 'site')}: "
+                f"{len(self.chunked)} chunked ({counted(self.pages, 'page')}, {self.kept} of "
+                f"them unchanged; {counted(self.chunks, 'chunk')}), {len(self.unchanged)} "
+                "unchanged since the last run")
+
+
+def run_sites(sites: Iterable[RaySite | Path | str], settings: BuildSettings, out: Path, *,
+              records_format: str = "parquet", content_selector: str | None = None,
+              say: Callable[[str], object] = lambda line: None) -> RunSummary:
+    """Chunk `sites` on the Ray instance this process is connected to (`ray.init`) and write
+    their outputs into `out` (see the module's docs), replacing it whole at the end; `say`
+    gets a line as each site is done.
+
+    Raises:
+        OptionError, MdChunkError: as `mdchunk.ray.site_outputs`; a folder or a state that
+            cannot be written or read.
+    """
+    checked = checked_sites(sites)
+    wanted = _states(checked, settings, records_format, content_selector)
+    last = _last_state(out)
+    ending = f".{records_format}"
+    unchanged = [site for site in checked if _same(last.get(site.name), wanted[site.name])
+                 and (out / SITES / site.name).is_dir()
+                 and (out / RECORDS / f"{site.name}{ending}").is_file()]
+    changed = [site for site in checked if site not in unchanged]
+    say(f"{counted(len(checked), 'site')}: {len(unchanged)} unchanged since the last run, "
+        f"{len(changed)} to chunk")
+    try:
+        with staged_folder(out, durable=False) as staging:
+            for site in unchanged:
+                _link_copy(out / SITES / site.name, staging / SITES / site.name)
+                _link_copy(out / RECORDS / f"{site.name}{ending}",
+                           staging / RECORDS / f"{site.name}{ending}")
+            if (out / PAGES).is_dir():
+                _link_copy(out / PAGES, staging / PAGES)
+            for site in unchanged:
+                wanted[site.name]["keys"] = last[site.name].get("keys", [])
+            summary = _chunk(changed, settings, staging, wanted, say, records_format=
+                             records_format, content_selector=content_selector)
+            PageCache(staging / PAGES, cache_settings(settings)).prune(
+                key for state in wanted.values() for key in state.get("keys", []))
+            write_text(staging / STATE_FILE, dumps({"version": STATE_VERSION,
+                                                    "sites": wanted}) + "\n")
+    except OSError as error:
+        raise MdChunkError(f"cannot write the outputs into {out}: {error}") from error
+    return dataclasses.replace(summary, unchanged=tuple(site.name for site in unchanged))
+
+
+def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
+           states: dict[str, dict[str, Any]], say: Callable[[str], object], *,
+           records_format: str, content_selector: str | None) -> RunSummary:
+    """Chunk `sites` into the folder `staging`, saying each as it is done; note each site's
+    pages' keys in the page cache in its state."""
+    pages = kept = chunks = 0
+    if not sites:
+        return RunSummary((), (), 0, 0, 0)
+    (staging / RECORDS).mkdir(exist_ok=True)
+    done = site_outputs(sites, settings, staging / SITES, records=staging / RECORDS,
+                        records_format=records_format, content_selector=content_selector,
+                        cache=staging / PAGES)
+    for number, row in enumerate(done.iter_rows(), 1):
+        pages += int(row["pages"])
+        kept += int(row["kept"])
+        chunks += int(row["chunks"])
+        states[str(row["site"])]["keys"] = json.loads(row["keys"])
+        say(f"[{number}/{len(sites)} sites, {counted(pages, 'page')}] {row['site']}: "
+            f"{counted(int(row['pages']), 'page')} ({row['kept']} unchanged), "
+            f"{counted(int(row['chunks']), 'chunk')}")
+    return RunSummary(tuple(site.name for site in sites), (), pages, kept, chunks)
+
+
+def _states(sites: list[RaySite], settings: BuildSettings, records_format: str,
+            content_selector: str | None) -> dict[str, dict[str, Any]]:
+    """Each site's state as this run leaves it: where it is read, its prefix, the print of
+    the settings, and the sha256 of each of its HTML files (read in Ray tasks)."""
+    try:
+        import ray.data
+    except ImportError as error:
+        raise MdChunkError(RAY_MISSING) from error
+    chosen = repr(dataclasses.replace(settings, workers=None))
+    printed = hashlib.sha256(json.dumps([settings.fingerprint(), chosen, records_format,
+                                         content_selector]).encode()).hexdigest()
+    places = {site.name: location(site) for site in sites}
+    hashes = {str(row["site"]): json.loads(row["pages"]) for row in ray.data.from_items(
+        [{"site": name, "location": place} for name, place in places.items()]
+    ).map(hashed_site).take_all()} if sites else {}
+    return {site.name: {"location": places[site.name], "prefix": site.prefix or "",
+                        "settings": printed, "pages": hashes[site.name]} for site in sites}
+
+
+def _same(last: Any, wanted: Mapping[str, Any]) -> bool:
+    """Whether a site's state in the last run is the one wanted (its pages' keys aside)."""
+    return isinstance(last, dict) and {name: value for name, value in last.items()
+                                       if name != "keys"} == wanted
+
+
+def _last_state(out: Path) -> Mapping[str, Any]:
+    """The sites' states the last run into `out` left (none: no run, or one of another
+    layout)."""
+    try:
+        state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as error:
+        raise MdChunkError(f"{out / STATE_FILE}: cannot be read ({error}); remove it to "
+                           "chunk every site again") from error
+    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        return {}
+    sites = state.get("sites")
+    return sites if isinstance(sites, dict) else {}
+
+
+def _link_copy(source: Path, target: Path) -> None:
+    """`source` (a file or a folder) at `target`, its files hard-linked where they can be
+    (the last run's outputs are only ever replaced, never written in place), else copied."""
+    def link(origin: str, copy: str) -> None:
+        try:
+            os.link(origin, copy)
+        except OSError:
+            shutil.copy2(origin, copy)
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, copy_function=link)
+    else:
+        link(str(source), str(target))
