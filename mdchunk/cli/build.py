@@ -29,7 +29,7 @@ _FLAGS = {"formats": "'-f' / '--format'", "output": "'--output'",
           "pagefind_filters": "'--pagefind-filter'"}
 
 
-def _fail(error: Exception, origins: Mapping[str, str] | None = None) -> click.ClickException:
+def click_error(error: Exception, origins: Mapping[str, str] | None = None) -> click.ClickException:
     """A click error for a core error: a bad option names the file that set it (`origins`:
     an option's name -> the file option that named that file), else its flag."""
     if isinstance(error, OptionError):
@@ -43,7 +43,7 @@ def _fail(error: Exception, origins: Mapping[str, str] | None = None) -> click.C
 
 
 @dataclasses.dataclass
-class _Settings:
+class CommandSettings:
     """A command's options from its files and flags (later ones win), with the file that set
     each (so that a bad value names the file and the key, not a flag nobody gave)."""
 
@@ -91,7 +91,7 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
     """
     from mdchunk.engines.sources import MarkdownConfig, Renderer, SourceError, load_mkdocs_config
 
-    settings = _Settings()
+    settings = CommandSettings()
     try:
         markdown_config = MarkdownConfig.default()
         if mkdocs_config is not None:
@@ -101,16 +101,16 @@ def chunk(paths: tuple[Path, ...], out: Path, *, formats: tuple[str, ...],
                             f"'--mkdocs-config' ({mkdocs_config})")
         if config_file is not None:
             settings.update(options_of_file(config_file, "chunk"), f"'--config' ({config_file})")
-        settings.update(_flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
-        build = _command_settings(settings.values, "chunk")
+        settings.update(flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
+        build = command_settings(settings.values, "chunk")
     except (MdChunkError, OSError) as error:
-        raise _fail(error, settings.origins) from error
+        raise click_error(error, settings.origins) from error
     from mdchunk.engines.sources import find_sources
 
     try:
         sources = find_sources(paths, exclude=list(build.exclude))
     except SourceError as error:
-        raise _fail(error) from error
+        raise click_error(error) from error
     renderer = Renderer(markdown_config,
                         files=[s.source_path for s in sources] + _all_files(paths))
     _run_chunk(sources, renderer, build, out, progress=any(path.is_dir() for path in paths))
@@ -126,7 +126,7 @@ def _all_files(paths: Sequence[Path]) -> list[str]:
     return names
 
 
-def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any], *, jobs: int,
+def flag_settings(formats: Sequence[str], flags: Mapping[str, Any], *, jobs: int,
                    tokenizer: str | None) -> dict[str, Any]:
     """The settings given as flags (those not given are left out), named as the options
     (`SITE_OPTIONS`): `-j/--jobs` sets `workers` (1: none), `--tokenizer` the `tokenizer`."""
@@ -154,7 +154,7 @@ def _flag_settings(formats: Sequence[str], flags: Mapping[str, Any], *, jobs: in
     return settings
 
 
-def _command_settings(values: Mapping[str, Any], command: str) -> BuildSettings:
+def command_settings(values: Mapping[str, Any], command: str) -> BuildSettings:
     """The build's settings from a command's options (files and flags), through the one
     schema (`mdchunk.session.config.build_settings`). What the command has no use for is left
     out: the MkDocs plugin's own options (their flags set `workers`), and for `chunk`, whose
@@ -190,7 +190,7 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, settings: BuildSettings, o
         builder = IndexBuilder(settings, site_dir=out, report=lambda source, message: (
             click.echo(f"warning: {source}: {message}", err=True)))
     except MdChunkError as error:
-        raise _fail(error) from error
+        raise click_error(error) from error
     try:
         with click.progressbar(sources, label="Chunking", file=sys.stderr,
                                show_pos=True) if show else _nullbar(sources) as bar:
@@ -200,7 +200,7 @@ def _run_chunk(sources: Sequence[Any], renderer: Any, settings: BuildSettings, o
                     order.append(page.source_path)
         summary = builder.finish(order)
     except (OSError, MdChunkError) as error:
-        raise _fail(error) from error
+        raise click_error(error) from error
     finally:
         builder.close()
     click.echo(summary.describe(), err=True)
@@ -256,12 +256,12 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
     from mdchunk.engines.site import chunk_site
     from mdchunk.engines.site_tree import chunk_version_tree, is_version_tree
 
-    settings = _Settings()
+    settings = CommandSettings()
     try:
         if config_file is not None:
             settings.update(options_of_file(config_file, "site"), f"'--config' ({config_file})")
-        settings.update(_flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
-        build = _command_settings(settings.values, "site")
+        settings.update(flag_settings(formats, flags, jobs=jobs, tokenizer=tokenizer))
+        build = command_settings(settings.values, "site")
 
         def chunk(folder: Path, build: BuildSettings) -> SiteSummary:
             cache = None if cache_dir is None else cache_dir / folder.relative_to(site_dir)
@@ -278,7 +278,7 @@ def site(site_dir: Path, *, docs_dir: Path | None, content_selector: str | None,
         if build.llms is not None:
             click.echo(f"llms.txt of the tree: the {len(done)} versions listed")
     except (MdChunkError, OSError) as error:
-        raise _fail(error, settings.origins) from error
+        raise click_error(error, settings.origins) from error
 
 
 def _say_site(summary: SiteSummary, *, verbose: bool) -> None:

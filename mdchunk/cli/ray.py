@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from mdchunk.chunking.tokens import COUNTERS
-from mdchunk.cli.build import _command_settings, _fail, _flag_settings, _Settings
+from mdchunk.cli.build import CommandSettings, click_error, command_settings, flag_settings
 from mdchunk.cli.config_file import options_of_file
 from mdchunk.cli.flags import chunking_flags, llms_flags
 from mdchunk.errors import MdChunkError
@@ -49,14 +49,14 @@ def ray_command(sites_file: Any, out: Path, *, address: str | None, records_form
     """Chunk many built sites on Ray into OUT: each site's records and the outputs `mdchunk
     site` writes into it (llms.txt, llms-full, the pages' Markdown, the index), as `mdchunk
     site` would with the same flags (docs/ray.md)."""
-    settings = _Settings()
+    settings = CommandSettings()
     try:
         if config_file is not None:
             settings.update(options_of_file(config_file, "site"), f"'--config' ({config_file})")
-        settings.update(_flag_settings((), flags, jobs=1, tokenizer=tokenizer))
-        build = _command_settings(settings.values, "site")
+        settings.update(flag_settings((), flags, jobs=1, tokenizer=tokenizer))
+        build = command_settings(settings.values, "site")
     except (MdChunkError, OSError) as error:
-        raise _fail(error, settings.origins) from error
+        raise click_error(error, settings.origins) from error
     sites = _listed_sites(sites_file)
     try:
         import ray
