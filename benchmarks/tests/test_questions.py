@@ -206,29 +206,15 @@ def test_a_quick_run_prints_every_row(capsys: pytest.CaptureFixture[str]) -> Non
         assert any("unavailable: " in line or "[" in line for line in lines), lines
 
 
-def words_model2vec(folder: Path, texts: list[str], seed: int = 31) -> Path:
-    """A model2vec model of the words of `texts`: random vectors, a word-level tokenizer."""
-    import numpy as np
-    from model2vec import StaticModel
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
-
-    words = ["[UNK]", "[PAD]", *sorted({word.lower() for text in texts
-                                        for word in text.split() if word.isalpha()})]
-    tokenizer = Tokenizer(models.WordLevel({word: n for n, word in enumerate(words)},
-                                           unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.Lowercase()
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    vectors = np.random.default_rng(seed).standard_normal((len(words), 24)).astype(np.float32)
-    StaticModel(vectors=vectors, tokenizer=tokenizer).save_pretrained(str(folder))
-    return folder
-
-
 def test_a_run_with_two_models_gives_each_its_own_rows(
         example_mkdocs: BuiltSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("bm25s", reason="BM25 ranks with bm25s (the bench extra)")
     pytest.importorskip("wordllama", reason="the default model (mdchunk[search])")
     pytest.importorskip("model2vec", reason="a model2vec model (mdchunk[embed])")
-    folder = words_model2vec(tmp_path / "models" / "random", list(example_mkdocs.pages.values()))
+    from tests.test_vectors import make_model2vec  # (random vectors of the site's words)
+
+    folder = make_model2vec(tmp_path / "models" / "random",
+                            texts=list(example_mkdocs.pages.values()))
     main(["--quick", "--site", "example-mkdocs", "--split", "dev",
           "--model", "wordllama", "--model", f"model2vec:{folder}"])
     out = capsys.readouterr().out
