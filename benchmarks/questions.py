@@ -2,6 +2,7 @@
 
     pip install -e '.[bench]'
     python benchmarks/questions.py [--split dev|test|all] [--site NAME ...] [--quick]
+                                   [--model NAME ...]
 
 The questions (benchmarks/questions/*.yaml; how they were made, the kinds and the rules in the
 README.md there) each name the sections that answer them as built page url + `#anchor`. `dev`
@@ -18,6 +19,12 @@ them). A search result hits by its section (`mdchunk_hit`), a chunk by its span 
 Hit@1, Hit@5 and MRR@10 per site and macro over sites come with bootstrap 95% intervals
 (scoring.PairedBootstrap against zero); then the latency of `mdchunk query`'s search and of MCP
 `search_docs` on the Node.js index after loading, and the time of `mdchunk embed` on it.
+
+`--model NAME` names the embedding model that `mdchunk embed --model` makes the vectors with
+(`wordllama`, `model2vec:PATH`, `sentence-transformers:PATH`...; mdchunk's default model when
+none is named). Given more than once, each site is built once and embedded by each model in
+turn: the dense and hybrid rows and the timings are given per model, the model's name in
+brackets, so that one run puts models side by side on the same builds.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from benchmarks.retrieval import (
 from benchmarks.scoring import MRR_K, TOP_K, PairedBootstrap, Retrieved, is_hit
 from benchmarks.sections import Query, markdown_path, read_records
 from mdchunk.search import Mode
+from mdchunk.search.embedders import DEFAULT_MODEL
 from tests.corpus import NODEJS_API
 
 FORMATS = ["native", "sqlite", "sections"]
@@ -285,14 +293,16 @@ Ranks = dict[str, dict[str, list[int] | str]]
 """ranks[retriever][site]: each question's first-hit rank, or why the retriever is unavailable."""
 
 
-def rank_site(built: BuiltSite, questions: Sequence[Question], chunkers: Sequence[str],
-              dense: str, ranks: Ranks) -> None:
-    """Rank the site's questions with every retriever into `ranks`. `dense`: empty when the
-    index holds vectors, else why dense and hybrid search are unavailable."""
-    from mdchunk.chunking.tokens import load_encoding
-
-    for mode, expand in [*((mode, True) for mode in MODES), ("hybrid", False)]:
-        row = ranks.setdefault(f"mdchunk {mode}" + ("" if expand else UNEXPANDED), {})
+def rank_searches(built: BuiltSite, questions: Sequence[Question], modes: Sequence[Mode],
+                  dense: str, ranks: Ranks, *, model: str = "") -> None:
+    """Rank the site's questions with mdchunk's search in each of `modes` into `ranks` (a
+    hybrid search twice: with and without the word expansion). `dense`: empty when the index
+    holds vectors, else why dense and hybrid search are unavailable; `model`: the label of the
+    vectors' model in the rows of the modes that use them (none: rows as without `--model`)."""
+    runs = [(mode, True) for mode in modes] + [("hybrid", False)] * ("hybrid" in modes)
+    for mode, expand in runs:
+        name = f"mdchunk {mode}" + ("" if expand else UNEXPANDED)
+        row = ranks.setdefault(name + (f" ({model})" if model and mode != "lexical" else ""), {})
         if mode != "lexical" and dense:
             row[built.name] = dense
             continue
@@ -300,6 +310,14 @@ def rank_site(built: BuiltSite, questions: Sequence[Question], chunkers: Sequenc
             row[built.name] = mdchunk_ranks(built, questions, mode, expand)
         except UnavailableError as error:
             row[built.name] = str(error)
+
+
+def rank_bm25(built: BuiltSite, questions: Sequence[Question], chunkers: Sequence[str],
+              ranks: Ranks) -> None:
+    """Rank the site's questions with BM25 over whole pages and over each chunker's chunks
+    into `ranks`."""
+    from mdchunk.chunking.tokens import load_encoding
+
     ranks.setdefault("BM25 whole pages (page hit)", {})[built.name] = chunk_ranks(
         page_chunks(built), built, questions, page_hit)
     encoding = load_encoding(ENCODING)
@@ -329,30 +347,33 @@ def timed(call: Callable[[str], Any], texts: Sequence[str], rounds: int) -> tupl
     return 1000 * statistics.median(seconds), 1000 * seconds[round(0.95 * (len(seconds) - 1))]
 
 
-def latencies(built: BuiltSite, texts: Sequence[str], rounds: int, dense: str
-              ) -> list[tuple[str, str]]:
-    """(what, figure) lines: `mdchunk query`'s search per mode and `search_docs`, p50/p95."""
+def latencies(built: BuiltSite, texts: Sequence[str], rounds: int, dense: str,
+              modes: Sequence[Mode] = MODES, *, model: str = "") -> list[tuple[str, str]]:
+    """(what, figure) lines: `mdchunk query`'s search in each of `modes` and `search_docs`,
+    p50/p95 (`model`: the label of the vectors' model, in the lines that use them)."""
     from mdchunk.mcp.index import load_docs
     from mdchunk.search import search
 
     lines = []
-    for mode in MODES:
+    for mode in modes:
+        of = f" [{model}]" if model and mode != "lexical" else ""
         if mode != "lexical" and dense:
-            lines.append((f"mdchunk query --mode {mode}", f"unavailable: {dense}"))
+            lines.append((f"mdchunk query --mode {mode}{of}", f"unavailable: {dense}"))
             continue
         p50, p95 = timed(functools.partial(search, built.sqlite, k=5, mode=mode), texts, rounds)
-        lines.append((f"mdchunk query ({mode}), k=5", f"p50 {p50:.1f} ms, p95 {p95:.1f} ms"))
+        lines.append((f"mdchunk query ({mode}){of}, k=5", f"p50 {p50:.1f} ms, p95 {p95:.1f} ms"))
     with tempfile.TemporaryDirectory() as cache:
         docs, _ = load_docs(built.folder, Path(cache))
         p50, p95 = timed(docs.search, texts, rounds)
-    lines.append(("MCP search_docs (default mode), limit 5",
+    lines.append((f"MCP search_docs (default mode){f' [{model}]' if model else ''}, limit 5",
                   f"p50 {p50:.1f} ms, p95 {p95:.1f} ms"))
     return lines
 
 
-def embed(built: BuiltSite) -> tuple[float | None, str]:
-    """Run `mdchunk embed` on the site's index: its seconds (model loading included), or None
-    and why it cannot run."""
+def embed(built: BuiltSite, model: str | None = None) -> tuple[float | None, str]:
+    """Run `mdchunk embed` on the site's index, with `model` (None: mdchunk's default): its
+    seconds (model loading included), or None and why it cannot run. The index's vectors are
+    replaced by the model's."""
     from mdchunk.cli import main as cli
 
     if "embed" not in cli.commands:
@@ -361,9 +382,9 @@ def embed(built: BuiltSite) -> tuple[float | None, str]:
     # (a cache folder of this run's own: the first embedding is not served from the user's
     # cache of an earlier run, and the user's cache is left alone)
     cache = built.folder.parent / f"{built.folder.name}-embedding-cache"
-    result = subprocess.run([sys.executable, "-m", "mdchunk.cli", "embed", str(built.sqlite),
-                             "--cache-dir", str(cache)],
-                            capture_output=True, text=True, check=False)
+    command = [sys.executable, "-m", "mdchunk.cli", "embed", str(built.sqlite),
+               "--cache-dir", str(cache), *(["--model", model] if model else [])]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["no message"])[-1]
         return None, f"`mdchunk embed` failed: {last[:160]}"
@@ -447,6 +468,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="latency: times each question is asked (default 3)")
     parser.add_argument("--quick", action="store_true",
                         help="no other chunkers, 500 resamples, latency over one round")
+    parser.add_argument("--model", action="append", default=[], metavar="NAME",
+                        help="embedding model of the dense and hybrid search, as `mdchunk embed "
+                             "--model` takes it (default: mdchunk's default model); repeat it to "
+                             "measure several models on the same builds")
     args = parser.parse_args(argv)
     if args.chunker is None:
         args.chunker = [] if args.quick else list(CHUNKERS)
@@ -500,20 +525,40 @@ def main(argv: Sequence[str] | None = None) -> None:
     report(args, run)
 
 
+def model_label(name: str | None) -> str:
+    """A model's name in a table: a local folder by its last two path parts (`model2vec:/tmp/
+    x/minilm` -> `model2vec:x/minilm`), None as mdchunk's default model."""
+    if name is None:
+        return DEFAULT_MODEL
+    kind, _, rest = name.partition(":")
+    path = Path(rest).expanduser()
+    return f"{kind}:{'/'.join(path.parts[-2:])}" if rest and path.is_dir() else name
+
+
 def measure_site(built: BuiltSite, asked: Sequence[Question], args: argparse.Namespace,
                  run: Run) -> None:
-    """Embed the index where `mdchunk embed` can, rank and score the questions, and on the
-    latency site time the searches and the embedding."""
-    seconds, dense = embed(built)
-    if seconds is not None and built.name == LATENCY_SITE:
-        again, _ = embed(built)
-        run.timings.append(("mdchunk embed, Node.js index (model load included)",
-                            f"{seconds:.1f} s; again, unchanged: {again or 0:.1f} s"))
-    rank_site(built, asked, args.chunker, dense, run.ranks)
-    if built.name == LATENCY_SITE:
-        run.timings += latencies(built, [q.text for q in asked], args.rounds, dense)
-        if dense:
-            run.timings.append(("embedding time of a build", f"unavailable: {dense}"))
+    """Rank and score the questions: lexically, then, for each model asked for, with the
+    index embedded by it where `mdchunk embed` can; on the latency site, time the searches
+    and each model's embedding."""
+    latency_site = built.name == LATENCY_SITE
+    with_vectors = [mode for mode in MODES if mode != "lexical"]
+    rank_searches(built, asked, ["lexical"], "", run.ranks)
+    several = len(args.model) > 1
+    for number, model in enumerate(args.model or [None]):
+        label = model_label(model) if several else ""
+        seconds, dense = embed(built, model)
+        if seconds is not None and latency_site:
+            again, _ = embed(built, model)
+            run.timings.append((f"mdchunk embed{f' [{label}]' if label else ''}, Node.js index "
+                                "(model load included)",
+                                f"{seconds:.1f} s; again, unchanged: {again or 0:.1f} s"))
+        rank_searches(built, asked, with_vectors, dense, run.ranks, model=label)
+        if latency_site:  # (the lexical search once, beside the first model's)
+            run.timings += latencies(built, [q.text for q in asked], args.rounds, dense,
+                                     MODES if number == 0 else with_vectors, model=label)
+            if dense:
+                run.timings.append(("embedding time of a build", f"unavailable: {dense}"))
+    rank_bm25(built, asked, args.chunker, run.ranks)
 
 
 def report(args: argparse.Namespace, run: Run) -> None:
@@ -523,7 +568,11 @@ def report(args: argparse.Namespace, run: Run) -> None:
     sizes = {site: len(asked) for site, asked in run.asked.items()}
     print(f"machine: {machine()}")
     print(f"questions: split {args.split}; {args.resamples} bootstrap resamples; BM25 over "
-          f"chunks at {MAX_TOKENS} tokens ({ENCODING})\n")
+          f"chunks at {MAX_TOKENS} tokens ({ENCODING})")
+    models = ", ".join(model or f"{DEFAULT_MODEL} (mdchunk's default)"
+                       for model in args.model or [None])
+    print(f"embedding model{'s' if len(args.model) > 1 else ''} (mdchunk embed --model): "
+          f"{models}\n")
     print(questions_table(run.asked))
     print(f"\n## Hits within the first 10 results (split {args.split})\n")
     print(results_table(run.ranks, sizes, args.resamples))

@@ -16,6 +16,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -442,12 +443,14 @@ def test_an_index_without_vectors_is_searched_lexically_and_says_so_once(
 # -- a model2vec model made here, the command, sqlite-vec ----------------------------------------
 
 
-def make_model2vec(folder: Path, seed: int = 31) -> Path:
-    """A model2vec model of a small vocabulary: random vectors and a word-level tokenizer."""
+def make_model2vec(folder: Path, seed: int = 31, texts: Sequence[str] = ()) -> Path:
+    """A model2vec model of a small vocabulary, the words of `texts` (by default this file's
+    pages'): random vectors and a word-level tokenizer."""
     from model2vec import StaticModel
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-    words = ["[UNK]", "[PAD]", *sorted({word.strip(".,:;").lower() for text in PAGES.values()
+    words = ["[UNK]", "[PAD]", *sorted({word.strip(".,:;").lower()
+                                        for text in texts or PAGES.values()
                                         for word in text.split() if word.isalpha()})]
     tokenizer = Tokenizer(models.WordLevel({word: n for n, word in enumerate(words)},
                                            unk_token="[UNK]"))

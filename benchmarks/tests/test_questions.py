@@ -204,3 +204,29 @@ def test_a_quick_run_prints_every_row(capsys: pytest.CaptureFixture[str]) -> Non
     for mode in ("dense", "hybrid"):  # measured (the macro row has intervals), or saying why not
         lines = [line for line in out.splitlines() if line.startswith(f"| mdchunk {mode} |")]
         assert any("unavailable: " in line or "[" in line for line in lines), lines
+
+
+def test_a_run_with_two_models_gives_each_its_own_rows(
+        example_mkdocs: BuiltSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("bm25s", reason="BM25 ranks with bm25s (the bench extra)")
+    pytest.importorskip("wordllama", reason="the default model (mdchunk[search])")
+    pytest.importorskip("model2vec", reason="a model2vec model (mdchunk[embed])")
+    from tests.test_vectors import make_model2vec  # (random vectors of the site's words)
+
+    folder = make_model2vec(tmp_path / "models" / "random",
+                            texts=list(example_mkdocs.pages.values()))
+    main(["--quick", "--site", "example-mkdocs", "--split", "dev",
+          "--model", "wordllama", "--model", f"model2vec:{folder}"])
+    out = capsys.readouterr().out
+    assert f"embedding models (mdchunk embed --model): wordllama, model2vec:{folder}" in out
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ", 2)[2] for line in out.splitlines()
+            if line.startswith("| mdchunk ") and " | example-mkdocs (" in line}
+    assert "mdchunk lexical" in rows  # (once: it uses no vectors)
+    assert not any(row.startswith("mdchunk lexical (") for row in rows)
+    for mode in ("dense", "hybrid", "hybrid, no word expansion"):
+        of_each = [rows[f"mdchunk {mode} ({model})"]
+                   for model in ("wordllama", "model2vec:models/random")]
+        assert all("[" in cells and "unavailable" not in cells for cells in of_each), of_each
+    # Each model's rows rank with its own vectors: random word vectors rank apart from
+    # WordLlama's.
+    assert rows["mdchunk dense (wordllama)"] != rows["mdchunk dense (model2vec:models/random)"]
