@@ -17,6 +17,7 @@ import os
 import platform
 import statistics
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,19 +39,24 @@ class Run:
 
 
 def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02) -> Run:
-    """Run `argv` to completion (its output discarded); raise SystemExit when it fails."""
+    """Run `argv` to completion (its output discarded); raise SystemExit when it fails.
+
+    Its error output goes to a temporary file, not a pipe: a build that warns a great deal
+    (Sphinx's own docs, nitpicky) would fill a pipe nobody reads until it ends, and wait."""
     started = time.perf_counter()
-    process = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    tree_peak = 0
-    while True:
-        waited, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if waited:
-            break
-        tree_peak = max(tree_peak, _tree_pss_kib(process.pid))
-        time.sleep(interval)
-    elapsed = time.perf_counter() - started
-    errors = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.DEVNULL,
+                                   stderr=stderr)
+        tree_peak = 0
+        while True:
+            waited, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if waited:
+                break
+            tree_peak = max(tree_peak, _tree_pss_kib(process.pid))
+            time.sleep(interval)
+        elapsed = time.perf_counter() - started
+        stderr.seek(0)
+        errors = stderr.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{errors[-2000:]}")
     return Run(elapsed, usage.ru_maxrss, tree_peak)
