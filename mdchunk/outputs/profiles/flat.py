@@ -69,11 +69,12 @@ class FlatSemanticChunk(CommonChunkFields):
     """Comma-joined uuids of the `related:` links."""
     tags: str | None = None
     """Comma-joined tags."""
-    quality_score: float | None = None
     coverage: float | None = None
+    """The metrics in the order of seed 001's flat metrics table, then those it leaves out."""
     cohesion: float | None = None
     boundary_prev: float | None = None
     boundary_next: float | None = None
+    quality_score: float | None = None
     matches: int | None = None
     used_in_generation: bool | None = None
     used_as_input: bool | None = None
