@@ -23,7 +23,7 @@ else:
     if not properdocs.replacement_warning.is_running_from_mkdocs():
         properdocs.replacement_warning.setup()
 
-from mkdocs_mdchunk.config import MdChunkConfig
 from mkdocs_mdchunk.plugin import MdChunkPlugin
+from mkdocs_mdchunk.plugin_config import MdChunkConfig
 
 __all__ = ["MdChunkConfig", "MdChunkPlugin"]

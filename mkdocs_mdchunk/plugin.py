@@ -35,8 +35,8 @@ from mdchunk.outputs.outline import NavItem, SiteLanguage, SiteOutline
 from mdchunk.outputs.twins import markdown_beside
 from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.config import SiteFacts
-from mkdocs_mdchunk.config import MdChunkConfig
 from mkdocs_mdchunk.i18n import LanguageBuild, file_language, language_build
+from mkdocs_mdchunk.plugin_config import MdChunkConfig
 
 log = PrefixedLogger("mdchunk", logging.getLogger("mkdocs.plugins.mdchunk"))
 

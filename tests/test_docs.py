@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_mdchunk.config import MdChunkConfig
+from mkdocs_mdchunk.plugin_config import MdChunkConfig
 from tests.conftest import REPO
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mdchunk.cli import main
 from mdchunk.outputs.twins import twin_path
-from mdchunk.serve.files import Answer, Redirect, answer, inside, prefers_markdown
+from mdchunk.serve.negotiation import Answer, Redirect, answer, inside, prefers_markdown
 from tests.conftest import EXAMPLE_SITE, build_mkdocs
 from tests.helpers import free_port, server_env, wait_for_port
 

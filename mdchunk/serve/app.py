@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mdchunk.outputs.twins import LLMS_TXT
-from mdchunk.serve.files import Answer, Redirect, answer, index_links, prefers_markdown
+from mdchunk.serve.negotiation import Answer, Redirect, answer, index_links, prefers_markdown
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

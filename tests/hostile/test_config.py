@@ -16,7 +16,7 @@ from sphinx.errors import ExtensionError
 from mdchunk.errors import OptionError
 from mdchunk.options import ChunkOptions
 from mdchunk.session.config import COMMAND, SITE_OPTIONS, SiteFacts, build_settings, options_of
-from mkdocs_mdchunk.config import MdChunkConfig
+from mkdocs_mdchunk.plugin_config import MdChunkConfig
 from sphinx_mdchunk import _config as sphinx_config
 from tests.hostile.conftest import SPHINX_CONF, build_sphinx
 from tests.test_sphinx import make_project
