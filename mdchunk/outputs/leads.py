@@ -8,9 +8,9 @@ sentence that sums it up. `chunks.sqlite` indexes each section's lead in a colum
 section whose first sentence says it, where the same words deep in other sections' bodies
 count less.
 
-The lead is read from the Markdown of the section's first chunk: headings, list items, tables,
-quotes, HTML lines and fenced code are skipped, and the first paragraph of at least
-`MIN_WORDS` words gives its first sentence.
+The lead is read from the Markdown of the section's chunks, in order: headings, list items,
+tables, quotes, HTML lines and fenced code are skipped, and the first paragraph of at least
+`MIN_WORDS` words gives its first sentence; it is indexed with the chunk that holds it.
 """
 
 from __future__ import annotations
@@ -56,12 +56,15 @@ def _paragraphs(markdown: str) -> Iterator[str]:
         yield " ".join(lines)
 
 
-def first_chunk_lead(record: dict[str, Any], seen: set[str]) -> str:
-    """The lead of `record`'s section where `record` is the first chunk of its section (`url`)
-    among the records passed in so far (`seen`: their sections' urls, which this adds to),
-    else ""."""
+def first_lead(record: dict[str, Any], found: set[str]) -> str:
+    """The lead of `record`'s text where its section (`url`) has none yet among the records
+    passed in before it (`found`: the urls of the sections that have one, which this adds
+    to), else "": a section's lead is on the first of its chunks with prose (its first chunk
+    may hold nothing but a list of parameters)."""
     url = record.get("url") or ""
-    if url in seen:
+    if url in found:
         return ""
-    seen.add(url)
-    return section_lead(record.get("originalText") or "")
+    lead = section_lead(record.get("originalText") or "")
+    if lead:
+        found.add(url)
+    return lead

@@ -1,15 +1,15 @@
 """The `sqlite` output format: the native records in one SQLite file with an FTS5 index.
 
-`chunks.sqlite` holds three tables and needs nothing but Python's `sqlite3` to open:
+`chunks.sqlite` holds these tables and needs nothing but Python's `sqlite3` to open:
 
 - `chunks`: one row per chunk, one column per native field (`id`, `parentId`, ...,
   `originalText`, ...). Nested fields (`headerPath`, `charOffsets`, `tokenStats`, `flags`,
   `metadata`, ...) are JSON text in columns declared `JSON` (query them with `json_extract`).
 - `chunks_fts`: an FTS5 index over `headerBreadcrumb`, `sectionTitle`, `fileTitle`,
   `originalText` and `lead`, tokenized with `porter unicode61`. Its content is the view
-  `chunks_search` (`chunks` and, for a section's first chunk, the section's `lead` from the
-  table `chunk_leads`: `rowid` of the chunk, `lead`, the first sentence of the section's prose,
-  `mdchunk.outputs.leads`; from schema version 5).
+  `chunks_search`: the columns of `chunks`, and the section's `lead` for the first chunk of
+  a section with prose, from the table `chunk_leads` (`rowid` of the chunk, `lead`: the first
+  sentence of the section's prose, `mdchunk.outputs.leads`; from schema version 5).
 - `meta`: `key`/`value` pairs: `schema_version` (of this file's layout), `record_schema_version`,
   `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`; `page_kinds` (the
   site's option of that name, JSON [glob, kind] pairs) where it is set.
@@ -37,7 +37,7 @@ from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.chunking.chunk import SCHEMA_VERSION
-from mdchunk.outputs.leads import first_chunk_lead
+from mdchunk.outputs.leads import first_lead
 
 #: File suffixes read as a SQLite index (`read_index`, `mdchunk query`, `mdchunk mcp`).
 SQLITE_SUFFIXES: tuple[str, ...] = (".sqlite", ".sqlite3", ".db")
@@ -125,7 +125,7 @@ def _fill(path: Path, records: Iterable[dict[str, Any]],
                     f"INSERT INTO chunks VALUES ({placeholders})",
                     [_cell(name, record.get(name)) for name in COLUMNS],
                 ).lastrowid
-                lead = first_chunk_lead(record, sections)
+                lead = first_lead(record, sections)
                 if lead:
                     connection.execute("INSERT INTO chunk_leads VALUES (?, ?)", (rowid, lead))
                 if options is None:
