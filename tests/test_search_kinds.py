@@ -43,8 +43,9 @@ PAGES = {
         ## Continue after the network drops
 
         Transfers over flaky links need not start over. When the network drops in the
-        middle of a transfer, start the same command again to resume it: Courier asks the server how much of the file arrived and sends only the
-        rest of the interrupted upload. Keep the same destination path, or the server starts
+        middle of a transfer, start the same command again to resume it: Courier asks the
+        server how much of the file arrived and sends only the rest of the interrupted
+        upload. Keep the same destination path, or the server starts
         a new file. Large transfers over slow links benefit most; small files are simply sent
         again from the start.
 
