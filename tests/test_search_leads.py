@@ -42,11 +42,11 @@ PAGES = {
 
         - `path` {string} The path to watch.
 
-        Watches a path for changes. A watcher on a directory reports each file that is
-        removed from the directory, each file added to the directory and each directory
-        renamed; when the watched directory itself is removed, the watcher reports that the
-        directory was removed and stops. Removing files from a directory reports one event
-        per removed file.
+        Watches a path for [changes](https://nodejs.example/api/events/). A watcher on a
+        directory reports each file that is removed from the directory, each file added to
+        the directory and each directory renamed; when the watched directory itself is
+        removed, the watcher reports that the directory was removed and stops. Removing
+        files from a directory reports one event per removed file.
         """,
     "guide/cleanup.md": """\
         # Cleaning up
@@ -83,6 +83,7 @@ def test_the_index_holds_each_sections_first_sentence(make_site: SiteBuilder) ->
     held = leads(site / "chunks.sqlite")
     assert held[ANSWER] == "Removes files and directories, as the POSIX `rm` command does."
     assert held["guide/cleanup/#cleaning-up"] == "Logs rotate every night."  # (packed)
+    # a link's text is kept, its target left out
     assert held["api/fs/#fswatchpath"] == "Watches a path for changes."
     connection = sqlite3.connect(site / "chunks.sqlite")
     try:

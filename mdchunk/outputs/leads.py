@@ -21,8 +21,12 @@ from typing import Any
 
 #: The fewest words (of two letters or more) of a paragraph that gives a lead.
 MIN_WORDS = 3
-#: Lines that are not prose: headings, list items, tables, quotes, HTML and comments.
+#: Lines that are not prose: headings, list items, tables, quotes, HTML and comments (a
+#: definition's text, `: ...`, is prose).
 _NOT_PROSE = re.compile(r"^(#|[-*+]\s|\d+[.)]\s|\||>|<|!!!|\?\?\?|:::)")
+#: A Markdown link, inline (`[text](target)`) or by reference (`[text][]`, `[text][ref]`):
+#: its text is kept, its target left out (a url's words are not what the sentence says).
+_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _FENCE = re.compile(r"^(```|~~~)")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A sentence ends at `.`, `!` or `?` followed by space and a capital, a code span or a link.
@@ -34,7 +38,7 @@ def section_lead(markdown: str) -> str:
     none)."""
     for paragraph in _paragraphs(markdown):
         if len(_WORD.findall(paragraph)) >= MIN_WORDS:
-            return _SENTENCE_END.split(paragraph, maxsplit=1)[0]
+            return _SENTENCE_END.split(_LINK.sub(r"\1", paragraph), maxsplit=1)[0]
     return ""
 
 
