@@ -4,7 +4,7 @@ API reference sections name a call by its identifier (`fs.rm(path[, options], ca
 open with a list of its parameters; the sentence that says what the call does in words
 ("Asynchronously removes files and directories") comes after. A guide section opens with the
 sentence that sums it up. `chunks.sqlite` indexes each section's lead in a column of its own
-(`mdchunk.outputs.sqlite`), weighted as a title is, so that a question in words meets the
+(`mdchunk.outputs.sqlite`), weighted as the breadcrumb is, so that a question in words meets the
 section whose first sentence says it, where the same words deep in other sections' bodies
 count less.
 
@@ -48,9 +48,9 @@ def _paragraphs(markdown: str) -> Iterator[str]:
     fenced = False
     for line in markdown.splitlines():
         stripped = line.strip()
-        if _FENCE.match(stripped):
-            fenced = not fenced
-        if fenced or _FENCE.match(stripped) or not stripped or _NOT_PROSE.match(stripped):
+        fence = _FENCE.match(stripped) is not None
+        fenced = fenced != fence
+        if fenced or fence or not stripped or _NOT_PROSE.match(stripped):
             if lines:
                 yield " ".join(lines)
                 lines = []

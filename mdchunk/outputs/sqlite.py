@@ -7,9 +7,9 @@
   `metadata`, ...) are JSON text in columns declared `JSON` (query them with `json_extract`).
 - `chunks_fts`: an FTS5 index over `headerBreadcrumb`, `sectionTitle`, `fileTitle`,
   `originalText` and `lead`, tokenized with `porter unicode61`. Its content is the view
-  `chunks_search`: the columns of `chunks`, and the section's `lead` for the first chunk of
-  a section with prose, from the table `chunk_leads` (`rowid` of the chunk, `lead`: the first
-  sentence of the section's prose, `mdchunk.outputs.leads`; from schema version 5).
+  `chunks_search`: the columns of `chunks`, and for the first of a section's chunks with
+  prose the section's `lead`, from the table `chunk_leads` (`rowid` of the chunk, `lead`: the
+  first sentence of the section's prose, `mdchunk.outputs.leads`; from schema version 5).
 - `meta`: `key`/`value` pairs: `schema_version` (of this file's layout), `record_schema_version`,
   `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`; `page_kinds` (the
   site's option of that name, JSON [glob, kind] pairs) where it is set.
