@@ -29,7 +29,8 @@ from mdchunk.search.ranking import Hit
 from tests.conftest import SiteBuilder, build_mkdocs
 
 #: A guide, an API page and a changelog whose words overlap: the changelog's short entries
-#: outrank the guide for a how-to question in plain BM25.
+#: outrank the guide for a how-to question in plain BM25 (the guide's first sentence, its
+#: lead, which the index weighs as a title, does not hold the question's words).
 PAGES = {
     "index.md": """\
         # Courier
@@ -41,9 +42,10 @@ PAGES = {
 
         ## Continue after the network drops
 
-        When the network drops in the middle of a transfer, start the same command again to
-        resume it: Courier asks the server how much of the file arrived and sends only the
-        rest of the interrupted upload. Keep the same destination path, or the server starts
+        Transfers over flaky links need not start over. When the network drops in the
+        middle of a transfer, start the same command again to resume it: Courier asks the
+        server how much of the file arrived and sends only the rest of the interrupted
+        upload. Keep the same destination path, or the server starts
         a new file. Large transfers over slow links benefit most; small files are simply sent
         again from the start.
 

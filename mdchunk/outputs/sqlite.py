@@ -1,12 +1,15 @@
 """The `sqlite` output format: the native records in one SQLite file with an FTS5 index.
 
-`chunks.sqlite` holds three tables and needs nothing but Python's `sqlite3` to open:
+`chunks.sqlite` holds these tables and needs nothing but Python's `sqlite3` to open:
 
 - `chunks`: one row per chunk, one column per native field (`id`, `parentId`, ...,
   `originalText`, ...). Nested fields (`headerPath`, `charOffsets`, `tokenStats`, `flags`,
   `metadata`, ...) are JSON text in columns declared `JSON` (query them with `json_extract`).
-- `chunks_fts`: an FTS5 index (external content: `chunks`) over `headerBreadcrumb`,
-  `sectionTitle`, `fileTitle` and `originalText`, tokenized with `porter unicode61`.
+- `chunks_fts`: an FTS5 index over `headerBreadcrumb`, `sectionTitle`, `fileTitle`,
+  `originalText` and `lead`, tokenized with `porter unicode61`. Its content is the view
+  `chunks_search`: the columns of `chunks`, and for the first of a section's chunks with
+  prose the section's `lead`, from the table `chunk_leads` (`rowid` of the chunk, `lead`: the
+  first sentence of the section's prose, `mdchunk.outputs.leads`; from schema version 5).
 - `meta`: `key`/`value` pairs: `schema_version` (of this file's layout), `record_schema_version`,
   `mdchunk_version`, `options` (the chunking options, JSON) and `chunks`; `page_kinds` (the
   site's option of that name, JSON [glob, kind] pairs) where it is set.
@@ -16,8 +19,9 @@ model's name in `meta`) when a build or `mdchunk embed` asks for them, and the v
 index's words (`terms_vec`, `mdchunk.search.vocabulary`; from schema version 4, an index of
 an older version has none and is searched without them).
 
-Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb weighs 4 times,
-in the section or page title 3 and 2 times, a word in the body text; see `mdchunk.search`.
+Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb or the section's
+lead weighs 4 times, in the section or page title 3 and 2 times, a word in the body text; see
+`mdchunk.search`.
 """
 
 from __future__ import annotations
@@ -33,12 +37,13 @@ from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.chunking.chunk import SCHEMA_VERSION
+from mdchunk.outputs.leads import first_lead
 
 #: File suffixes read as a SQLite index (`read_index`, `mdchunk query`, `mdchunk mcp`).
 SQLITE_SUFFIXES: tuple[str, ...] = (".sqlite", ".sqlite3", ".db")
 
 #: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
-SQLITE_SCHEMA_VERSION = 4
+SQLITE_SCHEMA_VERSION = 5
 
 #: The native record's fields, in order; those in `JSON_COLUMNS` hold JSON text.
 COLUMNS: tuple[str, ...] = (
@@ -55,9 +60,13 @@ JSON_COLUMNS = frozenset({
 })
 _INTEGER_COLUMNS = frozenset({"chunkNumber", "totalChunks", "schemaVersion"})
 
-#: FTS5 columns (all from `chunks`) and their bm25 weights, in the same order.
-FTS_COLUMNS: tuple[str, ...] = ("headerBreadcrumb", "sectionTitle", "fileTitle", "originalText")
-FTS_WEIGHTS: tuple[float, ...] = (4.0, 3.0, 2.0, 1.0)
+#: The columns of `chunks` that `chunks_fts` indexes...
+TEXT_COLUMNS: tuple[str, ...] = ("headerBreadcrumb", "sectionTitle", "fileTitle", "originalText")
+#: ... the FTS5 columns (those, then the section's lead from `chunk_leads`) and their bm25
+#: weights, in the same order. An index of schema version 4 or older has no `lead` column:
+#: FTS5 ignores the weight of a column it does not have.
+FTS_COLUMNS: tuple[str, ...] = (*TEXT_COLUMNS, "lead")
+FTS_WEIGHTS: tuple[float, ...] = (4.0, 3.0, 2.0, 1.0, 4.0)
 
 
 
@@ -103,26 +112,22 @@ def write_sqlite(path: Path, records: Iterable[dict[str, Any]],
 
 def _fill(path: Path, records: Iterable[dict[str, Any]],
           page_kinds: Sequence[tuple[str, str]]) -> int:
-    columns = ", ".join(f'"{name}" {_column_type(name)}' for name in COLUMNS)
     placeholders = ", ".join("?" for _ in COLUMNS)
-    fts_columns = ", ".join(f'"{name}"' for name in FTS_COLUMNS)
     options: Any = None
     count = 0
+    sections: set[str] = set()
     connection = sqlite3.connect(path)
     try:
         with connection:
-            connection.execute(f"CREATE TABLE chunks ({columns}, PRIMARY KEY (id))")
-            connection.execute("CREATE INDEX chunks_parent ON chunks (parentId, chunkNumber)")
-            connection.execute(
-                f"CREATE VIRTUAL TABLE chunks_fts USING fts5({fts_columns}, content='chunks', "
-                "content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2')"
-            )
-            connection.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+            _create_tables(connection)
             for record in records:
-                connection.execute(
+                rowid = connection.execute(
                     f"INSERT INTO chunks VALUES ({placeholders})",
                     [_cell(name, record.get(name)) for name in COLUMNS],
-                )
+                ).lastrowid
+                lead = first_lead(record, sections)
+                if lead:
+                    connection.execute("INSERT INTO chunk_leads VALUES (?, ?)", (rowid, lead))
                 if options is None:
                     options = (record.get("metadata") or {}).get("chunkingOptions")
                 count += 1
@@ -140,6 +145,26 @@ def _fill(path: Path, records: Iterable[dict[str, Any]],
     finally:
         connection.close()
     return count
+
+
+def _create_tables(connection: sqlite3.Connection) -> None:
+    """The tables of an empty index: `chunks`, `chunk_leads`, the view `chunks_search` that
+    `chunks_fts` indexes, `chunks_fts` and `meta`."""
+    columns = ", ".join(f'"{name}" {_column_type(name)}' for name in COLUMNS)
+    connection.execute(f"CREATE TABLE chunks ({columns}, PRIMARY KEY (id))")
+    connection.execute("CREATE INDEX chunks_parent ON chunks (parentId, chunkNumber)")
+    connection.execute("CREATE TABLE chunk_leads (rowid INTEGER PRIMARY KEY, lead TEXT)")
+    text_columns = ", ".join(f'chunks."{name}"' for name in TEXT_COLUMNS)
+    connection.execute(
+        f"CREATE VIEW chunks_search AS SELECT chunks.rowid AS rowid, {text_columns}, "
+        "chunk_leads.lead AS lead FROM chunks "
+        "LEFT JOIN chunk_leads ON chunk_leads.rowid = chunks.rowid")
+    fts_columns = ", ".join(f'"{name}"' for name in FTS_COLUMNS)
+    connection.execute(
+        f"CREATE VIRTUAL TABLE chunks_fts USING fts5({fts_columns}, content='chunks_search', "
+        "content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    connection.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -1,12 +1,18 @@
 """The lexical side of search: FTS5 BM25 over the index's `chunks_fts`.
 
 The index is tokenized with `porter unicode61`, so a query word matches its stemmed forms
-(`install` finds `installing`); a word in the breadcrumb weighs more than one in a title, and a
-title more than the body text (`FTS_WEIGHTS`).
+(`install` finds `installing`); a word in the breadcrumb or a section's lead weighs more than
+one in a title, and a title more than the body text (`FTS_WEIGHTS`).
+
+Besides its words, each two consecutive words of the question (stop words left out) are
+searched as a phrase, their bm25 weighted `PHRASE_WEIGHT`: a chunk that says "child process"
+or "uncaught exception" as the question does ranks above one that has both words apart (a
+sequential dependence model, as in Metzler and Croft's, with FTS5's phrase queries).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -21,6 +27,8 @@ STOP_WORDS = frozenset({
     "who", "why", "will", "with", "you", "your"
 })
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: The weight of a phrase of two consecutive question words, against 1 for a word.
+PHRASE_WEIGHT = 0.5
 
 
 def question_words(question: str) -> list[str]:
@@ -39,24 +47,41 @@ def fts_query(question: str) -> str:
     return " OR ".join(f'"{word}"' for word in question_words(question))
 
 
+def phrase_query(question: str) -> str:
+    """An FTS5 query matching any two consecutive words of `question` as a phrase, once each
+    ("" where it has fewer than two): its words in their order, stop words left out, so that
+    "delete a directory" gives the phrase `"delete directory"`."""
+    words = [word.lower() for word in _WORD.findall(question)]
+    kept = [word for word in words if word not in STOP_WORDS]
+    pairs = dict.fromkeys(f"{first} {second}" for first, second in itertools.pairwise(kept))
+    return " OR ".join(f'"{pair}"' for pair in pairs)
+
+
 def lexical_ranking(connection: sqlite3.Connection, question: str, limit: int,
                     weights: Sequence[float] = FTS_WEIGHTS,
-                    expansions: Sequence[tuple[str, float]] = ()) -> list[tuple[int, float]]:
+                    expansions: Sequence[tuple[str, float]] = (), *,
+                    phrases: bool = True) -> list[tuple[int, float]]:
     """The `limit` chunks that best match `question` as (rowid, score) pairs, best first;
     the score is -bm25 (higher is better).
 
     `expansions`: (word, weight) pairs searched for besides the question's words
     (`mdchunk.search.vocabulary`): a chunk's score gains each word's -bm25 times its weight.
+    With `phrases` (the default) a chunk's score also gains the -bm25 of the question's
+    phrases (`phrase_query`) times `PHRASE_WEIGHT`.
     """
     query = fts_query(question)
     if not query or limit <= 0:
         return []
     ranking = _matches(connection, query, limit, weights)
-    if not expansions:
+    searched = [(f'"{word}"', weight) for word, weight in expansions]
+    phrased = phrase_query(question) if phrases else ""
+    if phrased:
+        searched.append((phrased, PHRASE_WEIGHT))
+    if not searched:
         return ranking
     scores = dict(ranking)
-    for word, weight in expansions:
-        for rowid, score in _matches(connection, f'"{word}"', limit, weights):
+    for match, weight in searched:
+        for rowid, score in _matches(connection, match, limit, weights):
             scores[rowid] = scores.get(rowid, 0.0) + weight * score
     return sorted(scores.items(), key=lambda item: -item[1])[:limit]
 

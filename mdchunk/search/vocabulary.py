@@ -35,7 +35,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from mdchunk.outputs.sqlite import FTS_COLUMNS
+from mdchunk.outputs.sqlite import TEXT_COLUMNS
 from mdchunk.search.lexical import STOP_WORDS, question_words
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class StoredTerms:
 def index_vocabulary(connection: sqlite3.Connection) -> list[str]:
     """The plain words (see the module's docstring) of the index's chunks, lower case,
     sorted."""
-    columns = " || ' ' || ".join(f"""COALESCE("{name}", '')""" for name in FTS_COLUMNS)
+    columns = " || ' ' || ".join(f"""COALESCE("{name}", '')""" for name in TEXT_COLUMNS)
     chunks: Counter[str] = Counter()
     for (text,) in connection.execute(f"SELECT {columns} FROM chunks"):
         chunks.update({word.lower() for word in _PLAIN_WORD.findall(text)
