@@ -160,7 +160,7 @@ class BlockRenderer:
                     tight: bool) -> None:
         """Write a block-level element as what its tag and classes say it is."""
         tag = element.tag
-        if tag in {"p", "figcaption", "caption", "summary"} or _is_rubric(element):
+        if tag in {"p", "figcaption", "caption", "summary"} or "rubric" in classes:  # (_is_rubric)
             self._paragraph(element, top=top, tight=tight,
                             prose=not (tag == "p" and names_only(element, classes)))
         elif tag in {"ul", "ol", "menu"}:

@@ -135,7 +135,10 @@ class InlineText:
 
     def node(self, element: _Element) -> None:
         """An element of a run: rendered with its content, its own markup if inline."""
-        if element.tag in CONTENT_TAGS:
+        tag = element.tag
+        if tag in CODE_TAGS and not len(element) and not element.keys():
+            self._bare_code(element)  # (see `element`)
+        elif tag in CONTENT_TAGS:
             self.content(element)
         else:
             self.element(element)
@@ -150,7 +153,10 @@ class InlineText:
         if text:
             self.text(text)
         for child in element:
-            if isinstance(child.tag, str):
+            tag = child.tag
+            if tag in CODE_TAGS and not len(child) and not child.keys():
+                self._bare_code(child)  # (most children of running text: see `element`)
+            elif isinstance(tag, str):
                 self.element(child)
             text = child.tail
             if text:
@@ -161,9 +167,7 @@ class InlineText:
         """An inline element: its content inside its own markup (a link, emphasis, code...)."""
         tag = cast(str, element.tag)  # (a name: the parser drops comments and instructions)
         if tag in CODE_TAGS and not len(element) and not element.keys():
-            # (the most common inline element: a code span of text alone, nothing to look up)
-            code = element.text or ""
-            self._code(code[:-1] if code.endswith("\n") else code)
+            self._bare_code(element)
             return
         if tag == "script" and is_math_script(element):
             self._math(script_tex(element))
@@ -215,15 +219,28 @@ class InlineText:
         else:
             self._image(element, names)
 
+    def _bare_code(self, element: _Element) -> None:
+        """A code element of text alone (no attribute, no child): the most common inline
+        element, a code span with nothing to look up."""
+        code = element.text or ""
+        self._code(code[:-1] if code[-1:] == "\n" else code)
+
     def _code(self, code: str) -> None:
         """A code span; one right after another is the same span (two side by side would read
         as one run of backticks)."""
         before = self.code_before
-        if before and self.leaves[-1] == Leaf(ATOM, code_span(before), self.marks):
+        leaves = self.leaves
+        marks = self.marks
+        if before and leaves[-1] == Leaf(ATOM, code_span(before), marks):
             code = before + code
-            self.leaves.pop()
-        self.atom(code_span(code))
-        self.code_before = code if self.leaves and self.leaves[-1].kind == ATOM else ""
+            leaves.pop()
+        span = code_span(code)
+        if span:  # (`atom`, and the code kept for a span that may follow)
+            if marks:
+                self.literal = False
+            leaves.append(Leaf(ATOM, span, marks))
+        # (with no span, `code` is empty: no code to join the next span to)
+        self.code_before = code
 
     def _math(self, tex: str) -> None:
         """Inline math, `$tex$`, recorded for `finish` to locate."""
