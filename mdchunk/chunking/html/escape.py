@@ -28,6 +28,8 @@ _WHITESPACE = frozenset("\t\n\x0b\x0c\r \xa0\u1680\u202f\u205f\u3000") | frozens
 _INLINE_SPECIAL = re.compile(r"[\\`*_~\[\]!<&]")
 #: The same and `$` (which may open an equation): text without any is written as it is.
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_~\[\]!<&$]")
+#: The same but brackets: text whose only such characters are brackets mostly needs no escape.
+_UNBRACKETED_SPECIAL = re.compile(r"[\\`*_~!<&]")
 #: The same, a run of one of `*`, `_` or `~` at a time (a delimiter run is read whole).
 _SPECIAL_RUNS = re.compile(r"\*+|_+|~+|[\\`\[\]!<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -94,6 +96,9 @@ def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:
     """
     if not _INLINE_SPECIAL.search(text):
         return text
+    if not in_link and not _UNBRACKETED_SPECIAL.search(text) and not _brackets_need_escapes(
+            text, after):  # (`list[int]`, `{string[]}`: the most common text with specials)
+        return text
     out: list[str] = []
     done = 0
     for match in _SPECIAL_RUNS.finditer(text):
@@ -111,6 +116,15 @@ def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:
         done = end
     out.append(text[done:])
     return "".join(out)
+
+
+def _brackets_need_escapes(text: str, after: str) -> bool:
+    """Whether a bracket of text outside a link needs a backslash (see `_needs_escape`): a `[`
+    before `^` (a footnote reference) or a `]` before `(` (a link), `after` following the
+    text."""
+    last = text[-1]
+    return ("[^" in text or "](" in text or (last == "[" and after == "^")
+            or (last == "]" and after == "("))
 
 
 def _escaped_run(run: str, before: str, after: str) -> str:
