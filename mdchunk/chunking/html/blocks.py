@@ -102,7 +102,8 @@ class BlockRenderer:
             self._flat(element, top=top, tight=tight)
             return
         self.depth += 1
-        run = self._add_text(None, element.text)
+        text = element.text
+        run = self._add_text(None, text) if text else None
         for child in element:
             tag = child.tag
             if child is skip:
@@ -116,8 +117,9 @@ class BlockRenderer:
                 if run is None:
                     run = self._new_run()
                 run.node(child)
-            if child.tail:
-                run = self._add_text(run, child.tail)
+            text = child.tail
+            if text:
+                run = self._add_text(run, text)
         if run is not None:
             self._run(run, top=top, tight=tight)
         self.depth -= 1
@@ -125,10 +127,10 @@ class BlockRenderer:
     def _new_run(self) -> InlineText:
         return InlineText(self.base_url, [], self.depth)
 
-    def _add_text(self, run: InlineText | None, text: str | None) -> InlineText | None:
+    def _add_text(self, run: InlineText | None, text: str) -> InlineText | None:
         """`run` with `text` added. Whitespace alone starts no run: between blocks it is only
         layout, and `InlineText` would drop it."""
-        if text and (run is not None or text.strip(ASCII_WS)):
+        if run is not None or text.strip(ASCII_WS):
             if run is None:
                 run = self._new_run()
             run.text(text)

@@ -49,6 +49,8 @@ _LINE_START = re.compile(
         )""",
     re.X,
 )
+#: The characters a line `_LINE_START` matches begins with, but digits.
+_LINE_START_CHARS = frozenset("#>-+*_=$:~[")
 #: A GFM table's delimiter row, which turns the line before it into a table header.
 _DELIMITER_ROW = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 #: The closing `#` run of an ATX heading, which a reader strips.
@@ -164,7 +166,8 @@ def escape_line_start(line: str) -> str:
     """A paragraph's line with a backslash where a reader would otherwise start a block there
     (a heading, quote, list, rule, setext underline, display math, definition, link
     definition or a table's delimiter row)."""
-    match = _LINE_START.match(line)
+    first = line[:1]
+    match = _LINE_START.match(line) if first in _LINE_START_CHARS or first.isdecimal() else None
     if match:
         at = next(match.start(group) for group in range(1, 11) if match.start(group) >= 0)
         line = line[:at] + "\\" + line[at:]
@@ -176,7 +179,7 @@ def escape_line_start(line: str) -> str:
 def escape_heading_end(text: str) -> str:
     """A heading's text with a backslash before a closing run of `#`, which a reader would
     strip (`Issue #` stays `Issue #`)."""
-    match = _CLOSING_HASHES.search(text)
+    match = _CLOSING_HASHES.search(text) if text[-1:] == "#" else None
     if not match:
         return text
     at = match.start(1)
