@@ -20,7 +20,8 @@ from mdchunk.chunking.html.elements import (
     kept_classes,
     script_tex,
 )
-from mdchunk.chunking.html.inline import InlineText
+from mdchunk.chunking.html.escape import escape_line_start
+from mdchunk.chunking.html.inline import InlineText, literal_run
 from mdchunk.chunking.html.layout import (
     admonition_kind,
     code_language,
@@ -231,9 +232,22 @@ class BlockRenderer:
         breaks spaces with `one_line`; not `prose` when it only names things (`names_only`)."""
         if top and self.excluded_level:
             return
+        if self.depth < MAX_DEPTH and self._literal_paragraph(element, tight=tight, prose=prose):
+            return
         run = self._new_run()
         run.content(element)
         self._run(run, top=top, tight=tight, one_line=one_line, prose=prose)
+
+    def _literal_paragraph(self, element: _Element, *, tight: bool, prose: bool = True) -> bool:
+        """Write the content of `element` as a paragraph when it is text and code spans only
+        that need no escape (`literal_run`: one line, no marks); False for any other."""
+        text = literal_run(element)
+        if text is None:
+            return False
+        text = escape_line_start(text)
+        if text:
+            self.w.leaf("paragraph", text, blank=not tight, prose=prose)
+        return True
 
     def _run(self, run: InlineText, *, top: bool, tight: bool, one_line: bool = False,
              prose: bool = True) -> None:
@@ -282,7 +296,9 @@ class BlockRenderer:
         outer = self.w.prefix
         self.w.write(marker)
         self.w.prefix = outer + indent
-        self._children(element, top=False, tight=tight, skip=skip)
+        if skip is not None or self.depth >= MAX_DEPTH or not self._literal_paragraph(
+                element, tight=tight):  # (an item of text alone is one paragraph)
+            self._children(element, top=False, tight=tight, skip=skip)
         self.w.prefix = outer
         return self.w.end(entry) is not None
 

@@ -287,6 +287,53 @@ class InlineText:
             self.text(" ")
 
 
+def literal_run(element: _Element) -> str | None:
+    """The inline Markdown of the content of `element` as `InlineText` writes it (`content`,
+    then `result`), for the most common paragraph and list item: text, and code elements of
+    text alone (no attribute, no child), with no text that may need an escape (`is_literal`).
+    None for any other element, which `InlineText` reads.
+
+    Without marks or escapes the Markdown is the pieces joined: each text with its whitespace
+    collapsed (a space dropped after a space, or at the start), each code span, and adjacent
+    code spans joined into one (see `InlineText._code`).
+    """
+    parts: list[str] = []
+    code = ""  # the code of the last part, when that is a code span
+    text = element.text
+    if text:
+        text = collapse(text)
+        if text[:1] == " ":
+            text = text[1:]
+        if text:
+            if not is_literal(text):
+                return None
+            parts.append(text)
+    for child in element:
+        if child.tag not in CODE_TAGS or len(child) or child.keys():
+            return None
+        value = child.text or ""
+        if value[-1:] == "\n":
+            value = value[:-1]
+        if code:  # (a code span right after another)
+            value = code + value
+            parts.pop()
+        span = code_span(value)
+        if span:
+            parts.append(span)
+        code = value
+        text = child.tail
+        if text:
+            text = collapse(text)
+            if text[:1] == " " and (not parts or parts[-1][-1] == " "):
+                text = text[1:]
+            if text:
+                if not is_literal(text):
+                    return None
+                parts.append(text)
+                code = ""
+    return "".join(parts).strip()
+
+
 def _emphasis(tag: str, names: Sequence[str]) -> Mark | None:
     """The mark of an emphasis element (strong, emphasis, strikethrough), or None."""
     if tag in {"strong", "b"}:
