@@ -30,6 +30,8 @@ _INLINE_SPECIAL = re.compile(r"[\\`*_~\[\]!<&]")
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_~\[\]!<&$]")
 #: The same but brackets: text whose only such characters are brackets mostly needs no escape.
 _UNBRACKETED_SPECIAL = re.compile(r"[\\`*_~!<&]")
+#: The same as `_MARKDOWN_SPECIAL` but brackets (see `is_literal_beside_code`).
+_UNBRACKETED_MARKDOWN_SPECIAL = re.compile(r"[\\`*_~!<&$]")
 #: The same, a run of one of `*`, `_` or `~` at a time (a delimiter run is read whole).
 _SPECIAL_RUNS = re.compile(r"\*+|_+|~+|[\\`\[\]!<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -88,6 +90,15 @@ def is_literal(text: str) -> bool:
     """Whether running text reads as itself in any inline context: it holds no character that
     may need a backslash (`may_need_escapes`) and no `$` that could open an equation."""
     return _MARKDOWN_SPECIAL.search(text) is None
+
+
+def is_literal_beside_code(text: str) -> bool:
+    """Whether running text reads as itself where only code spans and line edges stand around
+    it (a paragraph of text and code spans): as `is_literal`, but with brackets that open no
+    footnote reference and close no link label (`[^`, `](`). A bracket needs a backslash only
+    before `^` or `(` (`_needs_escape`), and a code span begins with a backtick."""
+    return (_UNBRACKETED_MARKDOWN_SPECIAL.search(text) is None and "[^" not in text
+            and "](" not in text)
 
 
 def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:

@@ -25,6 +25,7 @@ from mdchunk.chunking.html.escape import (
     escape_line_start,
     escape_text,
     is_literal,
+    is_literal_beside_code,
 )
 from mdchunk.chunking.html.spans import ATOM, BREAK, DEL, EM, STRONG, TEXT, Leaf, Mark, render
 from mdchunk.chunking.html.text import (
@@ -290,12 +291,14 @@ class InlineText:
 def literal_run(element: _Element) -> str | None:
     """The inline Markdown of the content of `element` as `InlineText` writes it (`content`,
     then `result`), for the most common paragraph and list item: text, and code elements of
-    text alone (no attribute, no child), with no text that may need an escape (`is_literal`).
-    None for any other element, which `InlineText` reads.
+    text alone (no attribute, no child), with no text that needs an escape there
+    (`is_literal_beside_code`). None for any other element, which `InlineText` reads.
 
     Without marks or escapes the Markdown is the pieces joined: each text with its whitespace
     collapsed (a space dropped after a space, or at the start), each code span, and adjacent
-    code spans joined into one (see `InlineText._code`).
+    code spans joined into one (see `InlineText._code`). Texts with only an empty code element
+    between them are one text to `InlineText`: the joined Markdown must hold no `[^` or `](`
+    (a code span holding one sends the element to `InlineText` too, which costs only time).
     """
     parts: list[str] = []
     code = ""  # the code of the last part, when that is a code span
@@ -305,7 +308,7 @@ def literal_run(element: _Element) -> str | None:
         if text[:1] == " ":
             text = text[1:]
         if text:
-            if not is_literal(text):
+            if not is_literal_beside_code(text):
                 return None
             parts.append(text)
     for child in element:
@@ -327,11 +330,14 @@ def literal_run(element: _Element) -> str | None:
             if text[:1] == " " and (not parts or parts[-1][-1] == " "):
                 text = text[1:]
             if text:
-                if not is_literal(text):
+                if not is_literal_beside_code(text):
                     return None
                 parts.append(text)
                 code = ""
-    return "".join(parts).strip()
+    markdown = "".join(parts)
+    if "[^" in markdown or "](" in markdown:
+        return None
+    return markdown.strip()
 
 
 def _emphasis(tag: str, names: Sequence[str]) -> Mark | None:
