@@ -20,7 +20,7 @@ from mdchunk.chunking.html.elements import (
     kept_classes,
     script_tex,
 )
-from mdchunk.chunking.html.escape import escape_line_start
+from mdchunk.chunking.html.escape import escape_heading_end, escape_line_start
 from mdchunk.chunking.html.inline import InlineText, literal_run
 from mdchunk.chunking.html.layout import (
     admonition_kind,
@@ -202,8 +202,12 @@ class BlockRenderer:
         anchor = heading_anchor(element)
         itself = f"#{anchor}" if anchor else ""
         inline = InlineText(self.base_url, None, self.depth, itself)
-        inline.node(element)
-        text = inline.heading()
+        literal = literal_run(element) if self.depth < MAX_DEPTH else None
+        if literal:  # (one line: `heading` without the leaves)
+            text = escape_heading_end(literal)
+        else:
+            inline.node(element)
+            text = inline.heading()
         if not text:  # a heading without text is known by its anchor
             inline.text(anchor)
             text = inline.heading()

@@ -290,8 +290,9 @@ class InlineText:
 
 def literal_run(element: _Element) -> str | None:
     """The inline Markdown of the content of `element` as `InlineText` writes it (`content`,
-    then `result`), for the most common paragraph and list item: text, and code elements of
-    text alone (no attribute, no child), with no text that needs an escape there
+    then `result`), for the most common paragraph, list item and heading: text, code elements
+    of text alone (no attribute, no child) and elements left out (a permalink: `kept_classes`),
+    with no text that needs an escape there
     (`is_literal_beside_code`). None for any other element, which `InlineText` reads.
 
     Without marks or escapes the Markdown is the pieces joined: each text with its whitespace
@@ -312,18 +313,19 @@ def literal_run(element: _Element) -> str | None:
                 return None
             parts.append(text)
     for child in element:
-        if child.tag not in CODE_TAGS or len(child) or child.keys():
-            return None
-        value = child.text or ""
-        if value[-1:] == "\n":
-            value = value[:-1]
-        if code:  # (a code span right after another)
-            value = code + value
-            parts.pop()
-        span = code_span(value)
-        if span:
-            parts.append(span)
-        code = value
+        if child.tag in CODE_TAGS and not len(child) and not child.keys():
+            value = child.text or ""
+            if value[-1:] == "\n":
+                value = value[:-1]
+            if code:  # (a code span right after another)
+                value = code + value
+                parts.pop()
+            span = code_span(value)
+            if span:
+                parts.append(span)
+            code = value
+        elif (child.tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
+            return None  # (an element left out, such as a permalink, gives only its tail)
         text = child.tail
         if text:
             text = collapse(text)
