@@ -1361,6 +1361,7 @@ def test_a_run_of_text_and_code_spans_is_written_as_inline_text_writes_it(
     nothing that may need an escape."""
     from mdchunk.chunking.html.inline import InlineText, literal_run
     from mdchunk.chunking.html.parse import parse_tree
+    from mdchunk.chunking.html.text import bare_title, title_text
 
     html = f"<{tag}>{text}{''.join(code + after for (code, _), after in children)}</{tag}>"
     root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
@@ -1371,6 +1372,7 @@ def test_a_run_of_text_and_code_spans_is_written_as_inline_text_writes_it(
     written = literal_run(element)
     if written is not None:
         assert written == inline.result()
+        assert bare_title(element) == title_text(element)  # (a heading's title)
     bare = all(alone for (_, alone), _ in children)
     if bare and inline.literal:
         assert written is not None

@@ -44,6 +44,7 @@ from mdchunk.chunking.html.spans import STRONG
 from mdchunk.chunking.html.text import (
     ASCII_WS,
     WS,
+    bare_title,
     code_span,
     code_text,
     longest_backticks,
@@ -215,7 +216,7 @@ class BlockRenderer:
             return
         if top:
             self.section_level = level
-        title = title_text(element, itself=itself)
+        title = bare_title(element) if literal else title_text(element, itself=itself)
         self.w.leaf("heading", "#" * level + " " + text, blank=not tight, level=level,
                     title=title or text, anchor=anchor)
 
