@@ -52,7 +52,7 @@ def list_start(element: _Element) -> int:
 
 def is_loose(item: _Element) -> bool:
     """True when a list item or definition holds blocks (`<p>`...): blank lines between them."""
-    return next(item.iterchildren(*_LOOSE_TAGS), None) is not None
+    return any(child.tag in _LOOSE_TAGS for child in item)
 
 
 def definition_entries(element: _Element) -> list[list[_Element]]:
