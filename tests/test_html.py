@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown.extensions.toc import TocExtension
 
@@ -1329,3 +1329,50 @@ def test_a_rubric_is_a_paragraph_whatever_its_tag(tag: str) -> None:
     assert [block.kind for block in page.blocks] == ["heading", "paragraph", "paragraph",
                                                      "paragraph"]
     assert "Notes" in page.markdown and "## Notes" not in page.markdown
+
+
+#: Pieces of running text: words, white space of every kind, and characters that may need an
+#: escape (a bracket before `(`, a `*`, a `$`...).
+_RUN_TEXT = st.lists(st.sampled_from(["a", "word", "x.y", "{s|t}", " ", "  ", "\n", "\t", "\xa0",
+                                      "é", "1.", "#", "-", "[", "]", "](", "[^", "^", "(", "*", "_",
+                                      "$", "`", "&amp;", "\\"]), max_size=5).map("".join)
+#: A code element as the renderer writes them, and whether it is of text alone or left out:
+#: text (possibly empty, a trailing newline, backticks), and now and then a permalink, a code
+#: element with an attribute or a child, or emphasis.
+_RUN_CODE = st.one_of(
+    st.lists(st.sampled_from(["x", "a b", "`", "\n", " ", "f()"]), max_size=3).map(
+        lambda parts: (f"<code>{''.join(parts)}</code>", True)),
+    st.sampled_from([('<a class="headerlink" href="#h">¶</a>', True),  # (left out)
+                     ('<code class="xref">x</code>', False),
+                     ("<code><span>x</span></code>", False), ("<em>x</em>", False)]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["p", "li", "h2"]), _RUN_TEXT,
+       st.lists(st.tuples(_RUN_CODE, _RUN_TEXT), max_size=4))
+@example("p", "a ", [(("<code></code>", True), " b")])  # no space after a space
+@example("li", "x ", [(("<code>a</code>", True), ""), (("<code>b\n</code>", True), " y")])  # `ab`
+@example("p", "a[", [(("<code></code>", True), "^b]"), (("<code>c</code>", True), "]")])  # \\[^
+def test_a_run_of_text_and_code_spans_is_written_as_inline_text_writes_it(
+        tag: str, text: str, children: list[tuple[tuple[str, bool], str]]) -> None:
+    """`literal_run`, the one-step paragraph (or heading) of text and code spans, writes what
+    `InlineText` writes for the same element, and takes every such element whose text holds
+    nothing that may need an escape."""
+    from mdchunk.chunking.html.inline import InlineText, literal_run
+    from mdchunk.chunking.html.parse import parse_tree
+    from mdchunk.chunking.html.text import bare_title, title_text
+
+    html = f"<{tag}>{text}{''.join(code + after for (code, _), after in children)}</{tag}>"
+    root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
+    assert root is not None
+    element = next(root.iter(tag))
+    inline = InlineText("", [], 0)
+    inline.content(element)
+    written = literal_run(element)
+    if written is not None:
+        assert written == inline.result()
+        assert bare_title(element) == title_text(element)  # (a heading's title)
+    bare = all(alone for (_, alone), _ in children)
+    if bare and inline.literal:
+        assert written is not None

@@ -143,4 +143,7 @@ def context_line(title: str, header_path: tuple[str, ...]) -> str:
 
 def section_slug(path: Sequence[Block]) -> str:
     """The id the browser scrolls to for the section `path`: the nearest heading's that has one."""
-    return next((heading.anchor for heading in reversed(path) if heading.anchor), "")
+    for heading in reversed(path):
+        if heading.anchor:
+            return heading.anchor
+    return ""

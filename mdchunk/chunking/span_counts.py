@@ -32,22 +32,28 @@ class BlockRuns:
         self.last: dict[int, int] = {}  # a block's end: its index
         self._alone_counts: dict[int, int] = {}  # block index: its count without separator
         self._breaks: list[int] = []  # breaks[i]: separators before block i that are not line ends
-        breaks = previous_end = 0
-        for index, block in enumerate(blocks):  # (one pass, each block's offsets read once)
-            start, end = block.start, block.end
-            self.first[start] = index
-            self.last[end] = index
-            if index and not ("\n" in text[previous_end:start]
-                              and not text[start : start + 1].isspace()):
-                breaks += 1
-            self._breaks.append(breaks)
-            previous_end = end
         #: sums[i]: the counts of blocks 0..i-1, each with the separator after it (packing and
         #: the page's sections ask for every block's count: they are made at once).
-        self.sums = [0]
-        for index, block in enumerate(blocks):
-            following = blocks[index + 1].start if index + 1 < len(blocks) else block.end
-            self.sums.append(self.sums[-1] + count(text[block.start : following]))
+        self.sums = sums = [0]
+        first, last, marks = self.first, self.last, self._breaks
+        breaks = total = 0
+        size = len(text)
+        previous: Block | None = None
+        for index, block in enumerate(blocks):  # (one pass, each block's offsets read once)
+            start, end = block.start, block.end
+            first[start] = index
+            last[end] = index
+            if previous is not None:
+                previous_end = previous.end
+                if text.find("\n", previous_end, start) < 0 or (
+                        start < size and text[start].isspace()):
+                    breaks += 1
+                total += count(text[previous.start : start])
+                sums.append(total)
+            marks.append(breaks)
+            previous = block
+        if previous is not None:
+            sums.append(total + count(text[previous.start : previous.end]))
 
     def tokens(self, start: int, end: int) -> int | None:
         """The exact count of `text[start:end]` when it is a run of whole blocks, else None."""

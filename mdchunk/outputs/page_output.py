@@ -13,14 +13,7 @@ from mdchunk.outputs.duplicates import chunk_print
 from mdchunk.outputs.inspector import page_data
 from mdchunk.outputs.page_facts import page_facts
 from mdchunk.outputs.pages import PageOutput
-from mdchunk.outputs.profiles import (
-    PROFILES,
-    ChunksLike,
-    ProfileSettings,
-    chunks_of,
-    file_path,
-    file_record,
-)
+from mdchunk.outputs.profiles import PROFILES, ChunksLike, ProfileSettings, chunks_of
 from mdchunk.outputs.writers import record_encoder
 from mdchunk.settings import OutputSettings
 
@@ -70,6 +63,8 @@ def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | No
         profile = PROFILES[name]
         made: list[Record]
         if profile.layout == "files":
+            from mdchunk.outputs.profiles.files import file_path, file_record
+
             made = [{"path": file_path(c), "record": file_record(c)} for c in chunks]
         else:
             made = profile.records(page, settings)

@@ -20,7 +20,8 @@ from mdchunk.chunking.html.elements import (
     kept_classes,
     script_tex,
 )
-from mdchunk.chunking.html.inline import InlineText
+from mdchunk.chunking.html.escape import escape_heading_end, escape_line_start
+from mdchunk.chunking.html.inline import InlineText, literal_run
 from mdchunk.chunking.html.layout import (
     admonition_kind,
     code_language,
@@ -43,6 +44,7 @@ from mdchunk.chunking.html.spans import STRONG
 from mdchunk.chunking.html.text import (
     ASCII_WS,
     WS,
+    bare_title,
     code_span,
     code_text,
     longest_backticks,
@@ -102,7 +104,8 @@ class BlockRenderer:
             self._flat(element, top=top, tight=tight)
             return
         self.depth += 1
-        run = self._add_text(None, element.text)
+        text = element.text
+        run = self._add_text(None, text) if text else None
         for child in element:
             tag = child.tag
             if child is skip:
@@ -116,8 +119,9 @@ class BlockRenderer:
                 if run is None:
                     run = self._new_run()
                 run.node(child)
-            if child.tail:
-                run = self._add_text(run, child.tail)
+            text = child.tail
+            if text:
+                run = self._add_text(run, text)
         if run is not None:
             self._run(run, top=top, tight=tight)
         self.depth -= 1
@@ -125,10 +129,10 @@ class BlockRenderer:
     def _new_run(self) -> InlineText:
         return InlineText(self.base_url, [], self.depth)
 
-    def _add_text(self, run: InlineText | None, text: str | None) -> InlineText | None:
+    def _add_text(self, run: InlineText | None, text: str) -> InlineText | None:
         """`run` with `text` added. Whitespace alone starts no run: between blocks it is only
         layout, and `InlineText` would drop it."""
-        if text and (run is not None or text.strip(ASCII_WS)):
+        if run is not None or text.strip(ASCII_WS):
             if run is None:
                 run = self._new_run()
             run.text(text)
@@ -160,7 +164,7 @@ class BlockRenderer:
                     tight: bool) -> None:
         """Write a block-level element as what its tag and classes say it is."""
         tag = element.tag
-        if tag in {"p", "figcaption", "caption", "summary"} or _is_rubric(element):
+        if tag in {"p", "figcaption", "caption", "summary"} or "rubric" in classes:  # (_is_rubric)
             self._paragraph(element, top=top, tight=tight,
                             prose=not (tag == "p" and names_only(element, classes)))
         elif tag in {"ul", "ol", "menu"}:
@@ -199,8 +203,12 @@ class BlockRenderer:
         anchor = heading_anchor(element)
         itself = f"#{anchor}" if anchor else ""
         inline = InlineText(self.base_url, None, self.depth, itself)
-        inline.node(element)
-        text = inline.heading()
+        literal = literal_run(element) if self.depth < MAX_DEPTH else None
+        if literal:  # (one line: `heading` without the leaves)
+            text = escape_heading_end(literal)
+        else:
+            inline.node(element)
+            text = inline.heading()
         if not text:  # a heading without text is known by its anchor
             inline.text(anchor)
             text = inline.heading()
@@ -208,7 +216,7 @@ class BlockRenderer:
             return
         if top:
             self.section_level = level
-        title = title_text(element, itself=itself)
+        title = bare_title(element) if literal else title_text(element, itself=itself)
         self.w.leaf("heading", "#" * level + " " + text, blank=not tight, level=level,
                     title=title or text, anchor=anchor)
 
@@ -229,9 +237,22 @@ class BlockRenderer:
         breaks spaces with `one_line`; not `prose` when it only names things (`names_only`)."""
         if top and self.excluded_level:
             return
+        if self.depth < MAX_DEPTH and self._literal_paragraph(element, tight=tight, prose=prose):
+            return
         run = self._new_run()
         run.content(element)
         self._run(run, top=top, tight=tight, one_line=one_line, prose=prose)
+
+    def _literal_paragraph(self, element: _Element, *, tight: bool, prose: bool = True) -> bool:
+        """Write the content of `element` as a paragraph when it is text and code spans only
+        that need no escape (`literal_run`: one line, no marks); False for any other."""
+        text = literal_run(element)
+        if text is None:
+            return False
+        text = escape_line_start(text)
+        if text:
+            self.w.leaf("paragraph", text, blank=not tight, prose=prose)
+        return True
 
     def _run(self, run: InlineText, *, top: bool, tight: bool, one_line: bool = False,
              prose: bool = True) -> None:
@@ -280,7 +301,9 @@ class BlockRenderer:
         outer = self.w.prefix
         self.w.write(marker)
         self.w.prefix = outer + indent
-        self._children(element, top=False, tight=tight, skip=skip)
+        if skip is not None or self.depth >= MAX_DEPTH or not self._literal_paragraph(
+                element, tight=tight):  # (an item of text alone is one paragraph)
+            self._children(element, top=False, tight=tight, skip=skip)
         self.w.prefix = outer
         return self.w.end(entry) is not None
 

@@ -28,6 +28,10 @@ _WHITESPACE = frozenset("\t\n\x0b\x0c\r \xa0\u1680\u202f\u205f\u3000") | frozens
 _INLINE_SPECIAL = re.compile(r"[\\`*_~\[\]!<&]")
 #: The same and `$` (which may open an equation): text without any is written as it is.
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_~\[\]!<&$]")
+#: The same but brackets: text whose only such characters are brackets mostly needs no escape.
+_UNBRACKETED_SPECIAL = re.compile(r"[\\`*_~!<&]")
+#: The same as `_MARKDOWN_SPECIAL` but brackets (see `is_literal_beside_code`).
+_UNBRACKETED_MARKDOWN_SPECIAL = re.compile(r"[\\`*_~!<&$]")
 #: The same, a run of one of `*`, `_` or `~` at a time (a delimiter run is read whole).
 _SPECIAL_RUNS = re.compile(r"\*+|_+|~+|[\\`\[\]!<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -47,6 +51,8 @@ _LINE_START = re.compile(
         )""",
     re.X,
 )
+#: The characters a line `_LINE_START` matches begins with, but digits.
+_LINE_START_CHARS = frozenset("#>-+*_=$:~[")
 #: A GFM table's delimiter row, which turns the line before it into a table header.
 _DELIMITER_ROW = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 #: The closing `#` run of an ATX heading, which a reader strips.
@@ -86,6 +92,15 @@ def is_literal(text: str) -> bool:
     return _MARKDOWN_SPECIAL.search(text) is None
 
 
+def is_literal_beside_code(text: str) -> bool:
+    """Whether running text reads as itself where only code spans and line edges stand around
+    it (a paragraph of text and code spans): as `is_literal`, but with brackets that open no
+    footnote reference and close no link label (`[^`, `](`). A bracket needs a backslash only
+    before `^` or `(` (`_needs_escape`), and a code span begins with a backtick."""
+    return (_UNBRACKETED_MARKDOWN_SPECIAL.search(text) is None and "[^" not in text
+            and "](" not in text)
+
+
 def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:
     """Running text with a backslash before each character a reader would take for markup,
     `before` and `after` being the characters around it in the Markdown ("" at a line edge).
@@ -93,6 +108,9 @@ def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:
     `in_link`: the text is a link's label (or an image's alt), where brackets always get one.
     """
     if not _INLINE_SPECIAL.search(text):
+        return text
+    if not in_link and not _UNBRACKETED_SPECIAL.search(text) and not _brackets_need_escapes(
+            text, after):  # (`list[int]`, `{string[]}`: the most common text with specials)
         return text
     out: list[str] = []
     done = 0
@@ -111,6 +129,15 @@ def escape_text(text: str, before: str, after: str, *, in_link: bool) -> str:
         done = end
     out.append(text[done:])
     return "".join(out)
+
+
+def _brackets_need_escapes(text: str, after: str) -> bool:
+    """Whether a bracket of text outside a link needs a backslash (see `_needs_escape`): a `[`
+    before `^` (a footnote reference) or a `]` before `(` (a link), `after` following the
+    text."""
+    last = text[-1]
+    return ("[^" in text or "](" in text or (last == "[" and after == "^")
+            or (last == "]" and after == "("))
 
 
 def _escaped_run(run: str, before: str, after: str) -> str:
@@ -150,7 +177,8 @@ def escape_line_start(line: str) -> str:
     """A paragraph's line with a backslash where a reader would otherwise start a block there
     (a heading, quote, list, rule, setext underline, display math, definition, link
     definition or a table's delimiter row)."""
-    match = _LINE_START.match(line)
+    first = line[:1]
+    match = _LINE_START.match(line) if first in _LINE_START_CHARS or first.isdecimal() else None
     if match:
         at = next(match.start(group) for group in range(1, 11) if match.start(group) >= 0)
         line = line[:at] + "\\" + line[at:]
@@ -162,7 +190,7 @@ def escape_line_start(line: str) -> str:
 def escape_heading_end(text: str) -> str:
     """A heading's text with a backslash before a closing run of `#`, which a reader would
     strip (`Issue #` stays `Issue #`)."""
-    match = _CLOSING_HASHES.search(text)
+    match = _CLOSING_HASHES.search(text) if text[-1:] == "#" else None
     if not match:
         return text
     at = match.start(1)

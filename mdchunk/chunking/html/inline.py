@@ -25,6 +25,7 @@ from mdchunk.chunking.html.escape import (
     escape_line_start,
     escape_text,
     is_literal,
+    is_literal_beside_code,
 )
 from mdchunk.chunking.html.spans import ATOM, BREAK, DEL, EM, STRONG, TEXT, Leaf, Mark, render
 from mdchunk.chunking.html.text import (
@@ -135,7 +136,10 @@ class InlineText:
 
     def node(self, element: _Element) -> None:
         """An element of a run: rendered with its content, its own markup if inline."""
-        if element.tag in CONTENT_TAGS:
+        tag = element.tag
+        if tag in CODE_TAGS and not len(element) and not element.keys():
+            self._bare_code(element)  # (see `element`)
+        elif tag in CONTENT_TAGS:
             self.content(element)
         else:
             self.element(element)
@@ -150,7 +154,10 @@ class InlineText:
         if text:
             self.text(text)
         for child in element:
-            if isinstance(child.tag, str):
+            tag = child.tag
+            if tag in CODE_TAGS and not len(child) and not child.keys():
+                self._bare_code(child)  # (most children of running text: see `element`)
+            elif isinstance(tag, str):
                 self.element(child)
             text = child.tail
             if text:
@@ -161,9 +168,7 @@ class InlineText:
         """An inline element: its content inside its own markup (a link, emphasis, code...)."""
         tag = cast(str, element.tag)  # (a name: the parser drops comments and instructions)
         if tag in CODE_TAGS and not len(element) and not element.keys():
-            # (the most common inline element: a code span of text alone, nothing to look up)
-            code = element.text or ""
-            self._code(code[:-1] if code.endswith("\n") else code)
+            self._bare_code(element)
             return
         if tag == "script" and is_math_script(element):
             self._math(script_tex(element))
@@ -215,15 +220,28 @@ class InlineText:
         else:
             self._image(element, names)
 
+    def _bare_code(self, element: _Element) -> None:
+        """A code element of text alone (no attribute, no child): the most common inline
+        element, a code span with nothing to look up."""
+        code = element.text or ""
+        self._code(code[:-1] if code[-1:] == "\n" else code)
+
     def _code(self, code: str) -> None:
         """A code span; one right after another is the same span (two side by side would read
         as one run of backticks)."""
         before = self.code_before
-        if before and self.leaves[-1] == Leaf(ATOM, code_span(before), self.marks):
+        leaves = self.leaves
+        marks = self.marks
+        if before and leaves[-1] == Leaf(ATOM, code_span(before), marks):
             code = before + code
-            self.leaves.pop()
-        self.atom(code_span(code))
-        self.code_before = code if self.leaves and self.leaves[-1].kind == ATOM else ""
+            leaves.pop()
+        span = code_span(code)
+        if span:  # (`atom`, and the code kept for a span that may follow)
+            if marks:
+                self.literal = False
+            leaves.append(Leaf(ATOM, span, marks))
+        # (with no span, `code` is empty: no code to join the next span to)
+        self.code_before = code
 
     def _math(self, tex: str) -> None:
         """Inline math, `$tex$`, recorded for `finish` to locate."""
@@ -268,6 +286,60 @@ class InlineText:
         leaves = self.leaves
         if leaves and leaves[-1].text[-1] not in " \n":
             self.text(" ")
+
+
+def literal_run(element: _Element) -> str | None:
+    """The inline Markdown of the content of `element` as `InlineText` writes it (`content`,
+    then `result`), for the most common paragraph, list item and heading: text, code elements
+    of text alone (no attribute, no child) and elements left out (a permalink: `kept_classes`),
+    with no text that needs an escape there
+    (`is_literal_beside_code`). None for any other element, which `InlineText` reads.
+
+    Without marks or escapes the Markdown is the pieces joined: each text with its whitespace
+    collapsed (a space dropped after a space, or at the start), each code span, and adjacent
+    code spans joined into one (see `InlineText._code`). Texts with only an empty code element
+    between them are one text to `InlineText`: the joined Markdown must hold no `[^` or `](`
+    (a code span holding one sends the element to `InlineText` too, which costs only time).
+    """
+    parts: list[str] = []
+    code = ""  # the code of the last part, when that is a code span
+    text = element.text
+    if text:
+        text = collapse(text)
+        if text[:1] == " ":
+            text = text[1:]
+        if text:
+            if not is_literal_beside_code(text):
+                return None
+            parts.append(text)
+    for child in element:
+        if child.tag in CODE_TAGS and not len(child) and not child.keys():
+            value = child.text or ""
+            if value[-1:] == "\n":
+                value = value[:-1]
+            if code:  # (a code span right after another)
+                value = code + value
+                parts.pop()
+            span = code_span(value)
+            if span:
+                parts.append(span)
+            code = value
+        elif (child.tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
+            return None  # (an element left out, such as a permalink, gives only its tail)
+        text = child.tail
+        if text:
+            text = collapse(text)
+            if text[:1] == " " and (not parts or parts[-1][-1] == " "):
+                text = text[1:]
+            if text:
+                if not is_literal_beside_code(text):
+                    return None
+                parts.append(text)
+                code = ""
+    markdown = "".join(parts)
+    if "[^" in markdown or "](" in markdown:
+        return None
+    return markdown.strip()
 
 
 def _emphasis(tag: str, names: Sequence[str]) -> Mark | None:

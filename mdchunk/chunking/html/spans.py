@@ -157,8 +157,13 @@ def _nest(leaves: Sequence[Leaf]) -> list[_Token]:
     its marks begin and end; of marks that begin together, the longest lasting first."""
     tokens: list[_Token] = []
     active: list[_Span] = []
+    previous: tuple[Mark, ...] = ()
     for index, leaf in enumerate(leaves):
         marks = leaf.marks
+        if marks == previous:  # (the spans open are those of the leaf before: none begin or end)
+            tokens.append(leaf)
+            continue
+        previous = marks
         keep = 0
         while keep < len(active) and active[keep].mark in marks:
             keep += 1
@@ -173,7 +178,7 @@ def _nest(leaves: Sequence[Leaf]) -> list[_Token]:
             span = _Span(mark)
             active.append(span)
             tokens.append(_Token(_OPEN, "", (), span))
-        tokens.append(Leaf(leaf.kind, leaf.text))
+        tokens.append(leaf)  # (a token's marks are the spans around it: never read)
     for span in reversed(active):
         tokens.append(_Token(_CLOSE, "", (), span))
     return tokens

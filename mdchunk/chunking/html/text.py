@@ -13,6 +13,7 @@ import lxml.etree
 from lxml.etree import _Element
 
 from mdchunk.chunking.html.elements import (
+    CODE_TAGS,
     DROPPED_BARE_TAGS,
     REF_CLASSES,
     is_dropped,
@@ -167,6 +168,19 @@ def _enter(child: _Element, parts: list[str]) -> bool:
     if child.text:
         parts.append(child.text)
     return True
+
+
+def bare_title(element: _Element) -> str:
+    """`title_text` of an element that `inline.literal_run` takes (text, code elements of
+    text alone, elements left out): its text and its code's, on one line, without a walk."""
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag in CODE_TAGS and not len(child) and not child.keys():
+            parts.append(child.text or "")
+        tail = child.tail
+        if tail:
+            parts.append(tail)
+    return collapse("".join(parts)).strip()
 
 
 #: A frame of `title_text`'s walk: the children left, the element they belong to (None for the

@@ -20,43 +20,12 @@ They only make records: `mdchunk.outputs.formats` writes them.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import Any
 
 from mdchunk.outputs.catalog import FORMATS, Record, check_formats
-from mdchunk.outputs.profiles.adr import adr_record, adr_records
 from mdchunk.outputs.profiles.base import ChunksLike, Profile, ProfileSettings, chunks_of
-from mdchunk.outputs.profiles.docsearch import docsearch_record, docsearch_records
-from mdchunk.outputs.profiles.files import (
-    file_doc_name,
-    file_path,
-    file_record,
-    files_by_name,
-    files_layout,
-    files_records,
-)
-from mdchunk.outputs.profiles.flat import FlatSemanticChunk, flat_records, to_flat, to_semantic
-from mdchunk.outputs.profiles.hepilot import (
-    chunk_type,
-    hepilot_record,
-    hepilot_records,
-    hepilot_schema,
-)
-from mdchunk.outputs.profiles.markdown_chunker import (
-    content_type,
-    markdown_chunker_record,
-    markdown_chunker_records,
-)
-from mdchunk.outputs.profiles.native import native_records
-from mdchunk.outputs.profiles.pagefind import pagefind_records
-from mdchunk.outputs.profiles.sections import section_records
-from mdchunk.outputs.profiles.semantic import (
-    ChunkMetrics,
-    FeedbackMetrics,
-    SemanticChunk,
-    semantic_chunks,
-    semantic_records,
-)
-from mdchunk.outputs.profiles.validation import ChunkValidationError
 
 __all__ = [
     "PROFILES",
@@ -98,35 +67,69 @@ __all__ = [
     "to_semantic",
 ]
 
+_HOMES = {
+    "adr": ("adr_record", "adr_records"),
+    "docsearch": ("docsearch_record", "docsearch_records"),
+    "files": ("file_doc_name", "file_path", "file_record", "files_by_name", "files_layout",
+              "files_records"),
+    "flat": ("FlatSemanticChunk", "flat_records", "to_flat", "to_semantic"),
+    "hepilot": ("chunk_type", "hepilot_record", "hepilot_records", "hepilot_schema"),
+    "markdown_chunker": ("content_type", "markdown_chunker_record", "markdown_chunker_records"),
+    "native": ("native_records",),
+    "pagefind": ("pagefind_records",),
+    "sections": ("section_records",),
+    "semantic": ("ChunkMetrics", "FeedbackMetrics", "SemanticChunk", "semantic_chunks",
+                 "semantic_records"),
+    "validation": ("ChunkValidationError",),
+}
+"""The module of this package each name of `__all__` not imported above is defined in."""
+
+
+def __getattr__(name: str) -> Any:
+    """A name of a profile's module, imported when first asked for: a process that makes the
+    records of the default formats loads only their modules (`PROFILES`)."""
+    for module, names in _HOMES.items():
+        if name in names:
+            return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _Records = Callable[[ChunksLike, ProfileSettings], list[Record]]
 
-
-def _page_only(records: Callable[[ChunksLike], list[Record]]) -> _Records:
-    """A profile function that needs nothing but the chunks."""
-    return lambda chunks, _settings: records(chunks)
-
-
-_RECORDS: dict[str, _Records] = {
-    "native": _page_only(native_records),
-    "files": _page_only(files_records),
-    "hepilot": _page_only(hepilot_records),
-    "semantic": semantic_records,
-    "flat": flat_records,
-    "markdown_chunker": _page_only(markdown_chunker_records),
-    "adr": _page_only(adr_records),
-    "docsearch": _page_only(docsearch_records),
-    "sqlite": _page_only(native_records),
-    "pagefind": pagefind_records,
-    "sections": _page_only(section_records),
+_RECORDS: dict[str, tuple[str, str, bool]] = {
+    "native": ("native", "native_records", False),
+    "files": ("files", "files_records", False),
+    "hepilot": ("hepilot", "hepilot_records", False),
+    "semantic": ("semantic", "semantic_records", True),
+    "flat": ("flat", "flat_records", True),
+    "markdown_chunker": ("markdown_chunker", "markdown_chunker_records", False),
+    "adr": ("adr", "adr_records", False),
+    "docsearch": ("docsearch", "docsearch_records", False),
+    "sqlite": ("native", "native_records", False),
+    "pagefind": ("pagefind", "pagefind_records", True),
+    "sections": ("sections", "section_records", False),
 }
-"""How each format's records are made from a page's chunks."""
+"""How each format's records are made from a page's chunks: the module of this package that
+makes them, its function, and whether that takes the `ProfileSettings` too."""
+
+
+def _records(name: str) -> _Records:
+    """The records function of the format `name`, whose module is imported when the format
+    first makes records (a build loads the modules of the formats it writes, no others)."""
+    module, function, with_settings = _RECORDS[name]
+
+    def records(chunks: ChunksLike, settings: ProfileSettings) -> list[Record]:
+        made: Callable[..., list[Record]] = getattr(
+            importlib.import_module(f"{__name__}.{module}"), function)
+        return made(chunks, settings) if with_settings else made(chunks)
+
+    return records
+
 
 PROFILES: dict[str, Profile] = {
-    name: Profile(name, output.target, output.layout, _RECORDS[name], output.description,
+    name: Profile(name, output.target, output.layout, _records(name), output.description,
                   embedding=output.embedding)
     for name, output in FORMATS.items()
 }
 """Every output format by name, with how its records are made (`mdchunk.outputs.catalog`
 says where they go)."""
-
-
