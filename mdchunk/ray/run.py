@@ -82,12 +82,9 @@ def run_sites(sites: Iterable[RaySite | Path | str], settings: BuildSettings, ou
     """
     checked = checked_sites(sites)
     wanted = _states(checked, settings, records_format, content_selector)
-    last = _last_state(out)
-    ending = f".{records_format}"
-    unchanged = [site for site in checked if _same(last.get(site.name), wanted[site.name])
-                 and (out / SITES / site.name).is_dir()
-                 and (out / RECORDS / f"{site.name}{ending}").is_file()]
+    unchanged = _unchanged(checked, wanted, _last_state(out), out, records_format)
     changed = [site for site in checked if site not in unchanged]
+    ending = f".{records_format}"
     say(f"{counted(len(checked), 'site')}: {len(unchanged)} unchanged since the last run, "
         f"{len(changed)} to chunk")
     try:
@@ -98,8 +95,6 @@ def run_sites(sites: Iterable[RaySite | Path | str], settings: BuildSettings, ou
                            staging / RECORDS / f"{site.name}{ending}")
             if (out / PAGES).is_dir():
                 _link_copy(out / PAGES, staging / PAGES)
-            for site in unchanged:
-                wanted[site.name]["keys"] = last[site.name].get("keys", [])
             summary = _chunk(changed, settings, staging, wanted, say, records_format=
                              records_format, content_selector=content_selector)
             PageCache(staging / PAGES, cache_settings(settings)).prune(
@@ -127,7 +122,8 @@ def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
         pages += int(row["pages"])
         kept += int(row["kept"])
         chunks += int(row["chunks"])
-        states[str(row["site"])]["keys"] = json.loads(row["keys"])
+        states[str(row["site"])].update(pages=json.loads(row["hashes"]),
+                                        keys=json.loads(row["keys"]))
         say(f"[{number}/{len(sites)} sites, {counted(pages, 'page')}] {row['site']}: "
             f"{counted(int(row['pages']), 'page')} ({row['kept']} unchanged), "
             f"{counted(int(row['chunks']), 'chunk')}")
@@ -136,27 +132,41 @@ def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
 
 def _states(sites: list[RaySite], settings: BuildSettings, records_format: str,
             content_selector: str | None) -> dict[str, dict[str, Any]]:
-    """Each site's state as this run leaves it: where it is read, its prefix, the print of
-    the settings, and the sha256 of each of its HTML files (read in Ray tasks)."""
+    """Each site's state as this run leaves it, but for its pages (the sha256 of each of its
+    HTML files, which the task that reads it finds) and their keys: where it is read, its
+    prefix and the print of the settings."""
+    chosen = repr(dataclasses.replace(settings, workers=None))
+    printed = hashlib.sha256(json.dumps([settings.fingerprint(), chosen, records_format,
+                                         content_selector]).encode()).hexdigest()
+    return {site.name: {"location": location(site), "prefix": site.prefix or "",
+                        "settings": printed} for site in sites}
+
+
+def _unchanged(sites: list[RaySite], wanted: dict[str, dict[str, Any]],
+               last: Mapping[str, Any], out: Path, records_format: str) -> list[RaySite]:
+    """The sites the last run into `out` left as this run would make them: the same place,
+    prefix and settings, their outputs there, and the same HTML files (their sha256, read in
+    Ray tasks, a task a site, for these sites only); their states in `wanted` completed with
+    the last run's pages and keys."""
+    ending = f".{records_format}"
+    candidates = [site for site in sites if isinstance(last.get(site.name), dict)
+                  and {name: last[site.name].get(name) for name in wanted[site.name]}
+                  == wanted[site.name] and (out / SITES / site.name).is_dir()
+                  and (out / RECORDS / f"{site.name}{ending}").is_file()]
+    if not candidates:
+        return []
     try:
         import ray.data
     except ImportError as error:
         raise MdChunkError(RAY_MISSING) from error
-    chosen = repr(dataclasses.replace(settings, workers=None))
-    printed = hashlib.sha256(json.dumps([settings.fingerprint(), chosen, records_format,
-                                         content_selector]).encode()).hexdigest()
-    places = {site.name: location(site) for site in sites}
     hashes = {str(row["site"]): json.loads(row["pages"]) for row in ray.data.from_items(
-        [{"site": name, "location": place} for name, place in places.items()]
-    ).map(hashed_site).take_all()} if sites else {}
-    return {site.name: {"location": places[site.name], "prefix": site.prefix or "",
-                        "settings": printed, "pages": hashes[site.name]} for site in sites}
-
-
-def _same(last: Any, wanted: Mapping[str, Any]) -> bool:
-    """Whether a site's state in the last run is the one wanted (its pages' keys aside)."""
-    return isinstance(last, dict) and {name: value for name, value in last.items()
-                                       if name != "keys"} == wanted
+        [{"site": site.name, "location": location(site)} for site in candidates],
+        override_num_blocks=len(candidates)).map(hashed_site).take_all()}
+    unchanged = [site for site in candidates if hashes[site.name] == last[site.name]["pages"]]
+    for site in unchanged:
+        wanted[site.name].update(pages=last[site.name]["pages"],
+                                 keys=last[site.name].get("keys", []))
+    return unchanged
 
 
 def _last_state(out: Path) -> Mapping[str, Any]:
