@@ -36,7 +36,7 @@ from tests.corpus import NODEJS_API, nodejs_site
 
 ENV = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
 #: The names of mdchunk's Ray steps in the titles of the worker processes that run them.
-STEPS = ("site_rows", "chunk_rows", "site_output_rows", "hashed_site")
+STEPS = ("site_output_rows", "site_record_rows", "hashed_site")
 
 
 def site_run(site: Path, jobs: int) -> tuple[float, int]:

@@ -88,6 +88,21 @@ def site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
         OptionError, MdChunkError: as `site_records`; and for settings the Ray run does not
             make (`embed_model`, the chunk inspector), or an unknown `records_format`.
     """
+    job = outputs_job(settings, folders, records=records, records_format=records_format,
+                      content_selector=content_selector, cache=cache)
+    return _site_tasks(sites, functools.partial(site_output_rows, job=job))
+
+
+def outputs_job(settings: BuildSettings | None, folders: Path, *, records: Path | None = None,
+                records_format: str = "parquet", content_selector: str | None = None,
+                cache: Path | None = None) -> Job:
+    """What the tasks of `site_outputs` (same arguments) are given: the settings checked, the
+    folders made absolute.
+
+    Raises:
+        MdChunkError: for settings the Ray run does not make (`embed_model`), or an unknown
+            `records_format`.
+    """
     chosen = settings or BuildSettings()
     if chosen.embed_model is not None:
         raise MdChunkError("embed_model: the SQLite vectors are not made by mdchunk.ray; embed "
@@ -95,11 +110,10 @@ def site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
     if records_format not in RECORDS_FORMATS:
         raise MdChunkError(f"records format {records_format!r}: must be one of "
                            f"{', '.join(RECORDS_FORMATS)}")
-    job = Job(chosen, _page_output(chosen, agents=True), build_time(), content_selector,
-              str(folders.resolve()), None if records is None else str(records.resolve()),
-              records_format, None if cache is None else str(cache.resolve()),
-              cache_settings(chosen))
-    return _site_tasks(sites, functools.partial(site_output_rows, job=job))
+    return Job(chosen, _page_output(chosen, agents=True), build_time(), content_selector,
+               str(folders.resolve()), None if records is None else str(records.resolve()),
+               records_format, None if cache is None else str(cache.resolve()),
+               cache_settings(chosen))
 
 
 def write_site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings | None,
@@ -134,12 +148,17 @@ def _site_tasks(sites: Iterable[RaySite | Path | str], step: Callable[..., Any])
     except ImportError as error:
         raise MdChunkError(RAY_MISSING) from error
     checked = checked_sites(sites)
-    listed = ray.data.from_items([{"site": site.name, "location": location(site),
-                                   "prefix": site.prefix or ""} for site in checked],
+    listed = ray.data.from_items([site_row(site) for site in checked],
                                  override_num_blocks=max(1, len(checked)))
     # The error a site fails with (MdChunkError, naming it), not Ray Data's wrapper of it.
     listed.context.raise_original_map_exception = True
     return listed.map_batches(step, batch_size=1, batch_format="numpy")
+
+
+def site_row(site: RaySite) -> dict[str, str]:
+    """A site as the steps (`mdchunk.ray.steps`) are given it: its name, where a Ray task
+    finds it, and its prefix."""
+    return {"site": site.name, "location": location(site), "prefix": site.prefix or ""}
 
 
 __all__ = ["RaySite", "site_outputs", "site_records", "write_site_outputs"]

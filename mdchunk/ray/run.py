@@ -24,16 +24,16 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.pages import counted
 from mdchunk.outputs.writers import dumps, staged_folder, write_text
-from mdchunk.ray import RAY_MISSING, cache_settings, site_outputs
+from mdchunk.ray import RAY_MISSING, cache_settings, outputs_job, site_row
 from mdchunk.ray.sites import RaySite, checked_sites, location
-from mdchunk.ray.steps import hashed_site
+from mdchunk.ray.steps import Job, hashed_site, site_output_rows
 from mdchunk.session.cache import PageCache
 from mdchunk.settings import BuildSettings
 
@@ -41,6 +41,10 @@ STATE_FILE = "state.json"
 SITES = "sites"
 RECORDS = "records"
 PAGES = "pages"
+IN_FLIGHT = 2
+"""The Ray tasks of a run submitted at once, per CPU of the cluster: enough that a worker
+never waits for the next site, few enough that a list of many thousands of sites is not all
+queued on the cluster at once."""
 STATE_VERSION = 2
 """The layout of `STATE_FILE`; a state of another layout is not read (every site is chunked)."""
 
@@ -115,10 +119,10 @@ def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
     if not sites:
         return RunSummary((), (), 0, 0, 0)
     (staging / RECORDS).mkdir(exist_ok=True)
-    done = site_outputs(sites, settings, staging / SITES, records=staging / RECORDS,
-                        records_format=records_format, content_selector=content_selector,
-                        cache=staging / PAGES)
-    for number, row in enumerate(done.iter_rows(), 1):
+    job = outputs_job(settings, staging / SITES, records=staging / RECORDS,
+                      records_format=records_format, content_selector=content_selector,
+                      cache=staging / PAGES)
+    for number, row in enumerate(_finished_sites(sites, job), 1):
         pages += int(row["pages"])
         kept += int(row["kept"])
         chunks += int(row["chunks"])
@@ -128,6 +132,37 @@ def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
             f"{counted(int(row['pages']), 'page')} ({row['kept']} unchanged), "
             f"{counted(int(row['chunks']), 'chunk')}")
     return RunSummary(tuple(site.name for site in sites), (), pages, kept, chunks)
+
+
+def _finished_sites(sites: list[RaySite], job: Job) -> Iterator[dict[str, Any]]:
+    """Each site's row of `site_output_rows` (its folder and records written by its task), as
+    its task ends: a Ray task a site, no more in flight than `IN_FLIGHT` times the cluster's
+    CPUs. A task whose worker died is retried by Ray (its `max_retries`); a site that fails
+    cancels the tasks not yet done, which end before its error is raised."""
+    import ray
+
+    task = ray.remote(_site_output_row)
+    waiting = list(reversed(sites))
+    running: list[Any] = []
+    try:
+        while waiting or running:
+            cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+            room = IN_FLIGHT * max(1, int(cpus))
+            while waiting and len(running) < room:
+                running.append(task.remote(site_row(waiting.pop()), job))
+            done, running = ray.wait(running, num_returns=1)
+            yield ray.get(done[0])
+    except BaseException:
+        for ref in running:
+            ray.cancel(ref)
+        ray.wait(running, num_returns=len(running))
+        raise
+
+
+def _site_output_row(site: dict[str, str], job: Job) -> dict[str, Any]:
+    """`site_output_rows` of one site (`site_row`): its row."""
+    rows = site_output_rows({name: [value] for name, value in site.items()}, job)
+    return {name: values[0] for name, values in rows.items()}
 
 
 def _states(sites: list[RaySite], settings: BuildSettings, records_format: str,
