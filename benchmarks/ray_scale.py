@@ -13,11 +13,12 @@ run of its kind; for Ray, the CPU seconds of the run's driver, of its Ray worker
 of Ray's own processes (raylet, GCS, agents, monitors), and the peak memory of the busiest Ray
 worker: its PSS sampled every 250 ms, and its peak RSS as the kernel counts it (`VmHWM`, which
 counts the libraries it shares with the other workers whole). Below it, the speed-up of each
-round's pair of runs, run back to back: on a machine that other jobs load, the pairs say more
-than the medians, and the CPU seconds more than either. A Ray run is timed from its start to
-its end, without starting Ray itself (a platform's cluster is up already). `--pages` keeps the
-first N pages of the docs (a quick check that the script works). Skips, saying why, where the
-Node.js docs or Ray are not installed.
+round's pair of runs, run back to back, and the speed-up the CPU seconds give (the one-worker
+run's workers over the busiest worker of the two-worker run): on a machine that other jobs
+load, the pairs say more than the medians, and the CPU seconds more than either. A Ray run is
+timed from its start to its end, without starting Ray itself (a platform's cluster is up
+already). `--pages` keeps the first N pages of the docs (a quick check that the script works).
+Skips, saying why, where the Node.js docs or Ray are not installed.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ def ray_run(sites: list[Path], workers: int, out: Path) -> dict[str, float]:
 
 def ray_process(workers: int, out: Path, sites: list[Path]) -> None:
     """Start a local Ray instance of `workers` CPUs, run the sites and print the figures (one
-    JSON line): seconds, pages, the CPU seconds of the driver, the Ray workers and Ray's own
-    processes, and the peak PSS and RSS (MiB) of the busiest worker."""
+    JSON line): seconds, pages, the CPU seconds of the driver, the Ray workers, Ray's own
+    processes and the busiest worker, and the peak PSS and RSS (MiB) of the busiest worker."""
     import ray
 
     from mdchunk.ray.run import run_sites
@@ -95,9 +96,12 @@ def ray_process(workers: int, out: Path, sites: list[Path]) -> None:
     after = cpu_seconds()
     rss = max((peak_rss(pid) for pid in peaks), default=0)
     ray.shutdown()
-    cpu = {kind: sum(used - before.get(pid, (kind, 0.0))[1] for pid, (named, used)
-                     in after.items() if named == kind) for kind in ("driver", "worker", "ray")}
-    print(json.dumps({"seconds": seconds, "pages": summary.pages,
+    spent = {pid: (kind, used - before.get(pid, (kind, 0.0))[1])
+             for pid, (kind, used) in after.items()}
+    cpu = {kind: sum(used for named, used in spent.values() if named == kind)
+           for kind in ("driver", "worker", "ray")}
+    busiest = max((used for named, used in spent.values() if named == "worker"), default=0.0)
+    print(json.dumps({"seconds": seconds, "pages": summary.pages, "cpu_busiest": busiest,
                       "peak_mib": max(peaks.values(), default=0) / 2**20,
                       "rss_mib": rss / 2**20, **{f"cpu_{kind}": used
                                                  for kind, used in cpu.items()}}))
@@ -231,6 +235,11 @@ def print_table(runs: dict[str, list[dict[str, float]]]) -> None:
         pairs = zip(rates[names[at]], rates[names[at + 1]], strict=True)
         print(f"{names[at + 1]} over {names[at]}, each round: "
               f"{', '.join(f'{two / one:.2f}' for one, two in pairs)}")
+    if "cpu_busiest" in runs[names[-1]][0]:
+        pairs = zip(runs[names[-2]], runs[names[-1]], strict=True)
+        print("by CPU seconds (the one-worker run's workers over the busiest worker of the "
+              "two-worker run: the speed-up where nothing else takes the cores), each round: "
+              + ", ".join(f"{one['cpu_worker'] / two['cpu_busiest']:.2f}" for one, two in pairs))
 
 
 if __name__ == "__main__":
