@@ -122,7 +122,8 @@ def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
     job = outputs_job(settings, staging / SITES, records=staging / RECORDS,
                       records_format=records_format, content_selector=content_selector,
                       cache=staging / PAGES)
-    for number, row in enumerate(_finished_sites(sites, job), 1):
+    for number, row in enumerate(_task_rows(_site_output_row, [site_row(site) for site in sites],
+                                            job), 1):
         pages += int(row["pages"])
         kept += int(row["kept"])
         chunks += int(row["chunks"])
@@ -134,22 +135,25 @@ def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
     return RunSummary(tuple(site.name for site in sites), (), pages, kept, chunks)
 
 
-def _finished_sites(sites: list[RaySite], job: Job) -> Iterator[dict[str, Any]]:
-    """Each site's row of `site_output_rows` (its folder and records written by its task), as
-    its task ends: a Ray task a site, no more in flight than `IN_FLIGHT` times the cluster's
-    CPUs. A task whose worker died is retried by Ray (its `max_retries`); a site that fails
-    cancels the tasks not yet done, which end before its error is raised."""
-    import ray
-
-    task = ray.remote(_site_output_row)
-    waiting = list(reversed(sites))
+def _task_rows(step: Callable[..., dict[str, Any]], rows: list[dict[str, str]],
+               *arguments: Any) -> Iterator[dict[str, Any]]:
+    """`step(row, *arguments)` for each of `rows`, each in a Ray task of its own, as the tasks
+    end: no more in flight than `IN_FLIGHT` times the cluster's CPUs. A task whose worker died
+    is retried by Ray (its `max_retries`); a task that fails cancels those not yet done, which
+    end before its error is raised."""
+    try:
+        import ray
+    except ImportError as error:
+        raise MdChunkError(RAY_MISSING) from error
+    task = ray.remote(step)
+    waiting = list(reversed(rows))
     running: list[Any] = []
     try:
         while waiting or running:
             cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
             room = IN_FLIGHT * max(1, int(cpus))
             while waiting and len(running) < room:
-                running.append(task.remote(site_row(waiting.pop()), job))
+                running.append(task.remote(waiting.pop(), *arguments))
             done, running = ray.wait(running, num_returns=1)
             yield ray.get(done[0])
     except BaseException:
@@ -160,7 +164,8 @@ def _finished_sites(sites: list[RaySite], job: Job) -> Iterator[dict[str, Any]]:
 
 
 def _site_output_row(site: dict[str, str], job: Job) -> dict[str, Any]:
-    """`site_output_rows` of one site (`site_row`): its row."""
+    """`site_output_rows` of one site (`site_row`): its row, which says what its task wrote
+    (its folder and its records file)."""
     rows = site_output_rows({name: [value] for name, value in site.items()}, job)
     return {name: values[0] for name, values in rows.items()}
 
@@ -190,13 +195,8 @@ def _unchanged(sites: list[RaySite], wanted: dict[str, dict[str, Any]],
                   and (out / RECORDS / f"{site.name}{ending}").is_file()]
     if not candidates:
         return []
-    try:
-        import ray.data
-    except ImportError as error:
-        raise MdChunkError(RAY_MISSING) from error
-    hashes = {str(row["site"]): json.loads(row["pages"]) for row in ray.data.from_items(
-        [{"site": site.name, "location": location(site)} for site in candidates],
-        override_num_blocks=len(candidates)).map(hashed_site).take_all()}
+    hashes = {str(row["site"]): json.loads(row["pages"]) for row in _task_rows(
+        hashed_site, [site_row(site) for site in candidates])}
     unchanged = [site for site in candidates if hashes[site.name] == last[site.name]["pages"]]
     for site in unchanged:
         wanted[site.name].update(pages=last[site.name]["pages"],
