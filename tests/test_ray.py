@@ -30,6 +30,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'mdch
 pytest.importorskip("ray.data", reason="Ray Data is not installed (pip install 'mdchunk[ray]')")
 
 from mdchunk.ray import RaySite, site_records, write_site_outputs  # noqa: E402 - after Ray
+from mdchunk.ray.sites import page_hashes  # noqa: E402 - after Ray
 
 #: Ray Data's context warns of the deprecated options it sets itself (Ray 2.60), outside mdchunk.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
@@ -200,7 +201,8 @@ def test_each_sites_folder_holds_what_mdchunk_site_writes_into_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Byte for byte: the index in each format, `llms.txt`, `llms-full` (split into files
     here), the pages' Markdown and twins; with a prefix, the same files, the ids aside. The
-    Ray run writes nothing into the sites themselves."""
+    Ray run writes nothing into the sites themselves; each site's row holds the sha256 of its
+    HTML files, as its task read them."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     plain, named = tmp_path / "plain", tmp_path / "named"
     for copy in (plain, named):
@@ -212,6 +214,7 @@ def test_each_sites_folder_holds_what_mdchunk_site_writes_into_it(
     rows = write_site_outputs([RaySite(plain, prefix=""), RaySite(named, prefix="beacon")],
                               settings, tmp_path / "out")
     assert (folder_files(plain), folder_files(named)) == sites_before
+    hashes = {"plain": page_hashes(plain), "beacon": page_hashes(named)}
     written = mdchunk_site(plain, *flags)
     assert {"llms.txt", "chunks.jsonl", "sections.jsonl", "index.md",
             "guide/math/index.html.md"} <= set(written)
@@ -227,6 +230,7 @@ def test_each_sites_folder_holds_what_mdchunk_site_writes_into_it(
     by_site = {row["site"]: row for row in rows}
     assert by_site.keys() == {"plain", "beacon"}
     assert by_site["plain"]["chunks"] == len(lines) == by_site["beacon"]["chunks"]
+    assert {name: json.loads(row["hashes"]) for name, row in by_site.items()} == hashes
 
 
 def run_ray_command(sites: list[str], out: Path, *flags: str) -> Any:
@@ -245,7 +249,8 @@ def test_the_command_writes_each_sites_outputs_and_chunks_only_the_sites_that_ch
     """A first run chunks both sites, saying so as each is done; a second run chunks nothing
     and leaves the same bytes; a page changed on one site has that site done again, and only
     it, with its other pages taken from the last run (the page cache, which then holds each
-    page once)."""
+    page once); the run after that finds both sites unchanged again (the state of a site
+    chunked again holds its new pages)."""
     import pyarrow.parquet
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
@@ -286,6 +291,9 @@ def test_the_command_writes_each_sites_outputs_and_chunks_only_the_sites_that_ch
     assert again["sites/relay-docs/chunks.jsonl"] != written["sites/relay-docs/chunks.jsonl"]
     assert b"loud" in again["sites/relay-docs/guide/math.md"]
     assert len([path for path in again if path.startswith("pages/")]) == 2 * pages
+    fourth = run_ray_command([str(beacon), f"{relay}\trelay-docs"], out)
+    assert "0 chunked (0 pages, 0 of them unchanged; 0 chunks), 2 unchanged" in fourth.stdout
+    assert folder_files(out) == again
     fresh = tmp_path / "fresh"
     assert run_ray_command([f"{relay}\trelay-docs"], fresh).exit_code == 0
     assert {path: data for path, data in folder_files(fresh).items()
@@ -315,6 +323,30 @@ def test_a_run_that_fails_says_why_and_leaves_the_last_output_whole(
     assert f"Error: {sources}: no built documentation page found" in unbuilt.output
     assert folder_files(out) == written
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".out")) == []
+
+
+@pytest.mark.slow
+def test_the_command_starts_a_local_ray_instance_of_its_own(
+        bare_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no Ray instance runs and no address is given (a process of its own, without
+    `RAY_ADDRESS`): the site's folder holds what `mdchunk site` writes, the ids aside."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    site = tmp_path / "beacon"
+    shutil.copytree(bare_site, site)
+    (tmp_path / "sites.txt").write_text(f"{site}\n", encoding="utf-8")
+    result = subprocess.run([str(Path(sys.executable).with_name("mdchunk")), "ray", "--sites",
+                             str(tmp_path / "sites.txt"), "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "1 site: 1 chunked" in result.stdout
+    written = folder_files(tmp_path / "out" / "sites" / "beacon")
+    expected = mdchunk_site(site)
+    assert written.keys() == expected.keys()
+    assert {path: data for path, data in written.items() if path != "chunks.jsonl"} == {
+        path: data for path, data in expected.items() if path != "chunks.jsonl"}
+    assert len(written["chunks.jsonl"].splitlines()) == len(
+        expected["chunks.jsonl"].splitlines()) > 0
 
 
 def test_the_command_without_ray_names_the_extra_to_install(tmp_path: Path) -> None:
@@ -365,7 +397,7 @@ def test_a_site_given_by_its_file_url_has_the_records_of_its_folder(
 
 #: Run beside a test (its own process, so that nothing in the test's process holds it back):
 #: the first process to open the named pipe argv[1] is killed (SIGKILL) and its pid written
-#: to argv[3]; every later one reads the bytes of the file argv[2] from it.
+#: to argv[3]; every later one reads the bytes of the file argv[2] from it, once.
 PIPE_FEEDER = """
 import os, signal, sys, time
 from pathlib import Path
@@ -404,6 +436,8 @@ while True:
             writer.write(page)
     except BrokenPipeError:  # a reader that went away: the next one gets the page
         continue
+    while readers():  # (one copy a reader: a writer opened before it let go would add more)
+        time.sleep(0.01)
 """
 
 

@@ -66,9 +66,7 @@ def ray_command(sites_file: Any, out: Path, *, address: str | None, records_form
         raise click.ClickException(RAY_MISSING) from error
     try:
         if not ray.is_initialized():
-            epoch = os.environ.get("SOURCE_DATE_EPOCH")
-            ray.init(address=address, runtime_env={"env_vars": {"SOURCE_DATE_EPOCH": epoch}}
-                     if epoch else None)
+            ray.init(**_ray_options(address))
         summary = run_sites(sites, build, out, records_format=records_format,
                             content_selector=content_selector,
                             say=lambda line: click.echo(line, err=True))
@@ -76,6 +74,19 @@ def ray_command(sites_file: Any, out: Path, *, address: str | None, records_form
         raise click.ClickException(_message(error)) from error
     click.echo(summary.describe())
     click.echo(f"outputs: {out}")
+
+
+def _ray_options(address: str | None) -> dict[str, Any]:
+    """What `ray.init` is given: the cluster of `--address` (else `RAY_ADDRESS`'s), or a local
+    instance on this machine's cores without the dashboard, which a run that ends with the
+    command does not use and which would take CPU from the workers; `SOURCE_DATE_EPOCH`
+    handed to the workers where it is set."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    options: dict[str, Any] = {"address": address, "runtime_env": {
+        "env_vars": {"SOURCE_DATE_EPOCH": epoch}} if epoch else None}
+    if address is None and not os.environ.get("RAY_ADDRESS"):
+        options["include_dashboard"] = False
+    return options
 
 
 def _listed_sites(lines: Any) -> list[Any]:

@@ -2,12 +2,13 @@
 made in Ray tasks.
 
 A platform that indexes the built documentation of many projects runs mdchunk on the Ray
-cluster it has. The sites' pages are read into a Ray Dataset (a task per site, from a local
-folder or any file system fsspec opens), chunked in Ray tasks with the function that chunks a
-page for `mdchunk site` (`mdchunk.session.page_job.chunked_page`), then each site is finished
-in a grouped step (`groupby("site")`), as the finish of `mdchunk site` does: its duplicate
-marks, and where asked its site-level outputs (`llms.txt`, `llms-full`, the pages' Markdown and
-twins, the index in each format), written by the same writers.
+cluster it has. Each site is one Ray task (a Dataset of the sites, a block each): the task
+reads the site's files itself (from a local folder or any file system fsspec opens), chunks
+its pages with the function that chunks a page for `mdchunk site`
+(`mdchunk.session.page_job.chunked_page`) and finishes the site as the finish of `mdchunk site`
+does: its duplicate marks, and where asked its site-level outputs (`llms.txt`, `llms-full`, the
+pages' Markdown and twins, the index in each format), written by the same writers. No page
+travels between tasks or through the driver.
 
 - `site_records`: a Dataset of the native records, one row a chunk: the site it came from
   (`site`), its page (`source`, `url`), its `id` and its `record`, the JSON text of its line in
@@ -30,26 +31,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdchunk.chunking.model import build_time
 from mdchunk.errors import MdChunkError
 from mdchunk.ray.sites import RaySite, checked_sites, location
-from mdchunk.ray.steps import Job, chunk_rows, site_output_rows, site_record_rows, site_rows
+from mdchunk.ray.steps import Job, site_output_rows, site_record_rows
 from mdchunk.ray.writing import RECORDS_FORMATS
 from mdchunk.settings import BuildSettings, OutputSettings
 
 if TYPE_CHECKING:
     from ray.data import Dataset
-    from ray.data.grouped_data import GroupedData
 
-PAGES_PER_TASK = 16
-"""Pages chunked by one Ray task (each task makes its chunkers once)."""
-MOST_PARTITIONS = 200
-"""The most partitions the grouping by site shuffles into (Ray Data's default; fewer for
-fewer sites)."""
 RAY_MISSING = "mdchunk.ray needs Ray Data: pip install 'mdchunk[ray]'"
 
 
@@ -70,8 +65,7 @@ def site_records(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
     """
     chosen = settings or BuildSettings()
     job = Job(chosen, _page_output(chosen, agents=False), build_time(), content_selector)
-    return _site_pages(sites, job).map_groups(functools.partial(site_record_rows, job=job),
-                                              batch_format="numpy")
+    return _site_tasks(sites, functools.partial(site_record_rows, job=job))
 
 
 def site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings | None,
@@ -86,12 +80,28 @@ def site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
     chunked page is kept there, and a page it holds already (the same HTML, site and settings)
     is taken from it rather than chunked again. A row per site: `site`, `pages`, `kept` (the
     pages taken from the cache), `chunks`, `duplicates`, `folder`, `records`, `keys` (the
-    pages' keys in the cache, a JSON list). The folders must be where the Ray workers write (a
-    shared file system on a cluster).
+    pages' keys in the cache, a JSON list), `hashes` (the sha256 of each of the site's HTML
+    files as its task read them, by path, a JSON object). The folders must be where the Ray
+    workers write (a shared file system on a cluster).
 
     Raises:
         OptionError, MdChunkError: as `site_records`; and for settings the Ray run does not
             make (`embed_model`, the chunk inspector), or an unknown `records_format`.
+    """
+    job = outputs_job(settings, folders, records=records, records_format=records_format,
+                      content_selector=content_selector, cache=cache)
+    return _site_tasks(sites, functools.partial(site_output_rows, job=job))
+
+
+def outputs_job(settings: BuildSettings | None, folders: Path, *, records: Path | None = None,
+                records_format: str = "parquet", content_selector: str | None = None,
+                cache: Path | None = None) -> Job:
+    """What the tasks of `site_outputs` (same arguments) are given: the settings checked, the
+    folders made absolute.
+
+    Raises:
+        MdChunkError: for settings the Ray run does not make (`embed_model`), or an unknown
+            `records_format`.
     """
     chosen = settings or BuildSettings()
     if chosen.embed_model is not None:
@@ -100,12 +110,10 @@ def site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings 
     if records_format not in RECORDS_FORMATS:
         raise MdChunkError(f"records format {records_format!r}: must be one of "
                            f"{', '.join(RECORDS_FORMATS)}")
-    job = Job(chosen, _page_output(chosen, agents=True), build_time(), content_selector,
-              str(folders.resolve()), None if records is None else str(records.resolve()),
-              records_format, None if cache is None else str(cache.resolve()),
-              cache_settings(chosen))
-    return _site_pages(sites, job).map_groups(functools.partial(site_output_rows, job=job),
-                                              batch_format="numpy")
+    return Job(chosen, _page_output(chosen, agents=True), build_time(), content_selector,
+               str(folders.resolve()), None if records is None else str(records.resolve()),
+               records_format, None if cache is None else str(cache.resolve()),
+               cache_settings(chosen))
 
 
 def write_site_outputs(sites: Iterable[RaySite | Path | str], settings: BuildSettings | None,
@@ -131,19 +139,26 @@ def _page_output(settings: BuildSettings, *, agents: bool) -> OutputSettings:
     return dataclasses.replace(output, formats=tuple(dict.fromkeys(("native", *output.formats))))
 
 
-def _site_pages(sites: Iterable[RaySite | Path | str], job: Job) -> GroupedData:
-    """The chunked pages of `sites` (rows of `chunk_rows`), grouped by site."""
+def _site_tasks(sites: Iterable[RaySite | Path | str], step: Callable[..., Any]) -> Dataset:
+    """The Dataset of `step` run on each site of `sites` (a batch of `site`, `location` and
+    `prefix`), a Ray task each: a block a site, so that the sites spread over the workers and
+    each task chunks a whole site."""
     try:
         import ray.data
     except ImportError as error:
         raise MdChunkError(RAY_MISSING) from error
     checked = checked_sites(sites)
-    listed = ray.data.from_items([{"site": site.name, "location": location(site),
-                                   "prefix": site.prefix or ""} for site in checked])
-    pages = listed.flat_map(functools.partial(site_rows, job=job))
-    chunks = pages.map_batches(functools.partial(chunk_rows, job=job),
-                               batch_size=PAGES_PER_TASK, batch_format="numpy")
-    return chunks.groupby("site", num_partitions=max(1, min(len(checked), MOST_PARTITIONS)))
+    listed = ray.data.from_items([site_row(site) for site in checked],
+                                 override_num_blocks=max(1, len(checked)))
+    # The error a site fails with (MdChunkError, naming it), not Ray Data's wrapper of it.
+    listed.context.raise_original_map_exception = True
+    return listed.map_batches(step, batch_size=1, batch_format="numpy")
 
 
-__all__ = ["PAGES_PER_TASK", "RaySite", "site_outputs", "site_records", "write_site_outputs"]
+def site_row(site: RaySite) -> dict[str, str]:
+    """A site as the steps (`mdchunk.ray.steps`) are given it: its name, where a Ray task
+    finds it, and its prefix."""
+    return {"site": site.name, "location": location(site), "prefix": site.prefix or ""}
+
+
+__all__ = ["RaySite", "site_outputs", "site_records", "write_site_outputs"]

@@ -24,16 +24,16 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.pages import counted
 from mdchunk.outputs.writers import dumps, staged_folder, write_text
-from mdchunk.ray import RAY_MISSING, cache_settings, site_outputs
+from mdchunk.ray import RAY_MISSING, cache_settings, outputs_job, site_row
 from mdchunk.ray.sites import RaySite, checked_sites, location
-from mdchunk.ray.steps import hashed_site
+from mdchunk.ray.steps import Job, hashed_site, site_output_rows
 from mdchunk.session.cache import PageCache
 from mdchunk.settings import BuildSettings
 
@@ -41,6 +41,10 @@ STATE_FILE = "state.json"
 SITES = "sites"
 RECORDS = "records"
 PAGES = "pages"
+IN_FLIGHT = 2
+"""The Ray tasks of a run submitted at once, per CPU of the cluster: enough that a worker
+never waits for the next site, few enough that a list of many thousands of sites is not all
+queued on the cluster at once."""
 STATE_VERSION = 2
 """The layout of `STATE_FILE`; a state of another layout is not read (every site is chunked)."""
 
@@ -82,12 +86,9 @@ def run_sites(sites: Iterable[RaySite | Path | str], settings: BuildSettings, ou
     """
     checked = checked_sites(sites)
     wanted = _states(checked, settings, records_format, content_selector)
-    last = _last_state(out)
-    ending = f".{records_format}"
-    unchanged = [site for site in checked if _same(last.get(site.name), wanted[site.name])
-                 and (out / SITES / site.name).is_dir()
-                 and (out / RECORDS / f"{site.name}{ending}").is_file()]
+    unchanged = _unchanged(checked, wanted, _last_state(out), out, records_format)
     changed = [site for site in checked if site not in unchanged]
+    ending = f".{records_format}"
     say(f"{counted(len(checked), 'site')}: {len(unchanged)} unchanged since the last run, "
         f"{len(changed)} to chunk")
     try:
@@ -98,8 +99,6 @@ def run_sites(sites: Iterable[RaySite | Path | str], settings: BuildSettings, ou
                            staging / RECORDS / f"{site.name}{ending}")
             if (out / PAGES).is_dir():
                 _link_copy(out / PAGES, staging / PAGES)
-            for site in unchanged:
-                wanted[site.name]["keys"] = last[site.name].get("keys", [])
             summary = _chunk(changed, settings, staging, wanted, say, records_format=
                              records_format, content_selector=content_selector)
             PageCache(staging / PAGES, cache_settings(settings)).prune(
@@ -120,43 +119,89 @@ def _chunk(sites: list[RaySite], settings: BuildSettings, staging: Path,
     if not sites:
         return RunSummary((), (), 0, 0, 0)
     (staging / RECORDS).mkdir(exist_ok=True)
-    done = site_outputs(sites, settings, staging / SITES, records=staging / RECORDS,
-                        records_format=records_format, content_selector=content_selector,
-                        cache=staging / PAGES)
-    for number, row in enumerate(done.iter_rows(), 1):
+    job = outputs_job(settings, staging / SITES, records=staging / RECORDS,
+                      records_format=records_format, content_selector=content_selector,
+                      cache=staging / PAGES)
+    for number, row in enumerate(_task_rows(_site_output_row, [site_row(site) for site in sites],
+                                            job), 1):
         pages += int(row["pages"])
         kept += int(row["kept"])
         chunks += int(row["chunks"])
-        states[str(row["site"])]["keys"] = json.loads(row["keys"])
+        states[str(row["site"])].update(pages=json.loads(row["hashes"]),
+                                        keys=json.loads(row["keys"]))
         say(f"[{number}/{len(sites)} sites, {counted(pages, 'page')}] {row['site']}: "
             f"{counted(int(row['pages']), 'page')} ({row['kept']} unchanged), "
             f"{counted(int(row['chunks']), 'chunk')}")
     return RunSummary(tuple(site.name for site in sites), (), pages, kept, chunks)
 
 
-def _states(sites: list[RaySite], settings: BuildSettings, records_format: str,
-            content_selector: str | None) -> dict[str, dict[str, Any]]:
-    """Each site's state as this run leaves it: where it is read, its prefix, the print of
-    the settings, and the sha256 of each of its HTML files (read in Ray tasks)."""
+def _task_rows(step: Callable[..., dict[str, Any]], rows: list[dict[str, str]],
+               *arguments: Any) -> Iterator[dict[str, Any]]:
+    """`step(row, *arguments)` for each of `rows`, each in a Ray task of its own, as the tasks
+    end: no more in flight than `IN_FLIGHT` times the cluster's CPUs. A task whose worker died
+    is retried by Ray (its `max_retries`); a task that fails cancels those not yet done, which
+    end before its error is raised."""
     try:
-        import ray.data
+        import ray
     except ImportError as error:
         raise MdChunkError(RAY_MISSING) from error
+    task = ray.remote(step)
+    waiting = list(reversed(rows))
+    running: list[Any] = []
+    try:
+        while waiting or running:
+            cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+            room = IN_FLIGHT * max(1, int(cpus))
+            while waiting and len(running) < room:
+                running.append(task.remote(waiting.pop(), *arguments))
+            done, running = ray.wait(running, num_returns=1)
+            yield ray.get(done[0])
+    except BaseException:
+        for ref in running:
+            ray.cancel(ref)
+        ray.wait(running, num_returns=len(running))
+        raise
+
+
+def _site_output_row(site: dict[str, str], job: Job) -> dict[str, Any]:
+    """`site_output_rows` of one site (`site_row`): its row, which says what its task wrote
+    (its folder and its records file)."""
+    rows = site_output_rows({name: [value] for name, value in site.items()}, job)
+    return {name: values[0] for name, values in rows.items()}
+
+
+def _states(sites: list[RaySite], settings: BuildSettings, records_format: str,
+            content_selector: str | None) -> dict[str, dict[str, Any]]:
+    """Each site's state as this run leaves it, but for its pages (the sha256 of each of its
+    HTML files, which the task that reads it finds) and their keys: where it is read, its
+    prefix and the print of the settings."""
     chosen = repr(dataclasses.replace(settings, workers=None))
     printed = hashlib.sha256(json.dumps([settings.fingerprint(), chosen, records_format,
                                          content_selector]).encode()).hexdigest()
-    places = {site.name: location(site) for site in sites}
-    hashes = {str(row["site"]): json.loads(row["pages"]) for row in ray.data.from_items(
-        [{"site": name, "location": place} for name, place in places.items()]
-    ).map(hashed_site).take_all()} if sites else {}
-    return {site.name: {"location": places[site.name], "prefix": site.prefix or "",
-                        "settings": printed, "pages": hashes[site.name]} for site in sites}
+    return {site.name: {"location": location(site), "prefix": site.prefix or "",
+                        "settings": printed} for site in sites}
 
 
-def _same(last: Any, wanted: Mapping[str, Any]) -> bool:
-    """Whether a site's state in the last run is the one wanted (its pages' keys aside)."""
-    return isinstance(last, dict) and {name: value for name, value in last.items()
-                                       if name != "keys"} == wanted
+def _unchanged(sites: list[RaySite], wanted: dict[str, dict[str, Any]],
+               last: Mapping[str, Any], out: Path, records_format: str) -> list[RaySite]:
+    """The sites the last run into `out` left as this run would make them: the same place,
+    prefix and settings, their outputs there, and the same HTML files (their sha256, read in
+    Ray tasks, a task a site, for these sites only); their states in `wanted` completed with
+    the last run's pages and keys."""
+    ending = f".{records_format}"
+    candidates = [site for site in sites if isinstance(last.get(site.name), dict)
+                  and {name: last[site.name].get(name) for name in wanted[site.name]}
+                  == wanted[site.name] and (out / SITES / site.name).is_dir()
+                  and (out / RECORDS / f"{site.name}{ending}").is_file()]
+    if not candidates:
+        return []
+    hashes = {str(row["site"]): json.loads(row["pages"]) for row in _task_rows(
+        hashed_site, [site_row(site) for site in candidates])}
+    unchanged = [site for site in candidates if hashes[site.name] == last[site.name]["pages"]]
+    for site in unchanged:
+        wanted[site.name].update(pages=last[site.name]["pages"],
+                                 keys=last[site.name].get("keys", []))
+    return unchanged
 
 
 def _last_state(out: Path) -> Mapping[str, Any]:

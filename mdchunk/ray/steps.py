@@ -1,7 +1,9 @@
-"""The steps of a Ray run, each a function a Ray task calls on rows: a site's pages read
-(`site_rows`), pages chunked (`chunk_rows`), a site finished (`site_record_rows`,
-`site_output_rows`): its duplicate marks found, its records made and, where asked, its folder
-of site-level outputs and its records file written."""
+"""The steps of a Ray run, each a function a Ray task calls on a batch of the Dataset of sites
+(a site a batch): the site read from its folder or url by the task itself, its pages chunked,
+its duplicate marks found and its records made (`site_record_rows`), or, where asked, its
+folder of site-level outputs and its records file written by the task (`site_output_rows`).
+A site is one task, so that no page travels between tasks, and the driver gets back only the
+records, or a row saying what was written."""
 
 from __future__ import annotations
 
@@ -9,7 +11,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import pickle
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from mdchunk.outputs.marks import marked_records
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.ray.sites import local_site, page_hashes
-from mdchunk.ray.writing import write_records_file, write_site_folder
+from mdchunk.ray.writing import RECORD_COLUMNS, records_table, write_records_file, write_site_folder
 from mdchunk.session.builder import page_key
 from mdchunk.session.cache import PageCache
 from mdchunk.session.exclusion import page_exclusion
@@ -32,15 +33,11 @@ from mdchunk.session.page_job import chunked_page, new_chunker
 from mdchunk.settings import BuildSettings, OutputSettings, build_site_url
 
 if TYPE_CHECKING:
+    import pyarrow
+
     from mdchunk.chunking.chunker import Chunker
 
 log = logging.getLogger("mdchunk.ray")
-
-SITE_ROW = -1
-"""The `order` of a site's own row, which holds its outline (what `llms.txt` follows) and
-goes through every step before its pages: every site then has rows in each step, even one
-whose pages are all left out (Ray Data's grouping fails on an input of no rows and no
-columns)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -66,21 +63,50 @@ class Job:
     """What the cache's entries are named with besides the page: a print of the settings."""
 
 
-def site_rows(row: Mapping[str, Any], job: Job) -> Iterator[dict[str, Any]]:
-    """The site's own row (its outline), then a row for each of its pages that `mdchunk
-    site` chunks, with its place in the site's order and the page as the engine gave it
-    (pickled); the pages left out or unreadable are logged.
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Site:
+    """One site's chunked pages, in the site's order, and its duplicate marks."""
+
+    name: str
+    outline: SiteOutline
+    pages: tuple[PageOutput, ...]
+    relatives: tuple[str, ...]
+    """Each page's file in the site."""
+    marks: Mapping[str, Duplicate]
+    keys: tuple[str, ...] = ()
+    """Each page's key in the page cache."""
+    kept: int = 0
+    """How many of the pages came from the page cache."""
+    hashes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """The sha256 of each HTML file of the site, as the task read it (`page_hashes`)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Read:
+    """A site's folder as a Ray task reads it: the pages `mdchunk site` chunks, in the site's
+    order, and what else the site's outputs need of the folder."""
+
+    language: str
+    pages: tuple[tuple[str, PageInput, str], ...]
+    """Each page's file in the site, the page as the engine gave it, and its site url."""
+    outline: SiteOutline
+    hashes: Mapping[str, str]
+    """The sha256 of each HTML file of the site (`page_hashes`)."""
+
+
+def _read_site(name: str, where: str, job: Job) -> _Read:
+    """The site `name` at `where` (`location`), read as `mdchunk site` reads it; the pages
+    left out or unreadable are logged.
 
     Raises:
         MdChunkError: a folder without documentation pages, or that holds the builds of other
             languages.
     """
-    name = str(row["site"])
-    with local_site(str(row["location"])) as site_dir:
+    with local_site(where) as site_dir:
         language = job.output.language or html_language(site_dir)
         others = [] if job.output.language_folder else language_builds(site_dir, language)
         if others:
-            raise MdChunkError(f"{row['location']}: holds the builds of other languages ("
+            raise MdChunkError(f"{where}: holds the builds of other languages ("
                                f"{', '.join(tag for tag, _ in others)}), which mdchunk.ray "
                                "does not chunk yet: give each language's folder as a site of "
                                "its own")
@@ -90,64 +116,59 @@ def site_rows(row: Mapping[str, Any], job: Job) -> Iterator[dict[str, Any]]:
                                     site_url=job.settings.site_url or None, warnings=warnings,
                                     required=True, nav=nav)
         kept = []
-        for order, page in enumerate(pages):
+        for page in pages:
             exclusion = page_exclusion(page.input.meta, [page.relative], job.settings.exclude)
             if exclusion:
                 log.debug("%s: %s: left out of the chunk index (%s)", name, page.relative,
                           exclusion.reason)
             else:
-                kept.append((order, page))
+                kept.append(page)
         outline = site_outline(site_dir, {page.input.source_path: page.relative
-                                          for _, page in kept}, nav)
+                                          for page in kept}, nav)
+        hashes = page_hashes(site_dir)
     for warning in warnings:
         log.warning("%s: %s", name, warning)
-    common = {"site": name, "prefix": row["prefix"], "language": language or ""}
-    yield {**common, "order": SITE_ROW, "relative": "", "site_url": "",
-           "data": pickle.dumps(outline)}
-    for order, page in kept:
-        yield {**common, "order": order, "relative": page.relative, "data": pickle.dumps(
-            page.input), "site_url": build_site_url(page.site_url, job.settings.version,
-                                                    job.output.language_folder)}
+    return _Read(language or "", tuple(
+        (page.relative, page.input, build_site_url(page.site_url, job.settings.version,
+                                                   job.output.language_folder))
+        for page in kept), outline, hashes)
 
 
-def chunk_rows(batch: Mapping[str, Sequence[Any]], job: Job) -> dict[str, list[Any]]:
-    """Chunk a batch of pages, each with `chunked_page` as `mdchunk site` does, or take it
-    from the page cache where it holds it: a row for each page, what it contributes to every
-    output (its `PageOutput`, pickled), its key in the cache and whether it came from there;
-    the sites' own rows go on as they are. A page that cannot be chunked is logged and left
-    out, as `mdchunk site` leaves it out."""
-    chunkers: dict[tuple[str, str], tuple[Chunker, OutputSettings]] = {}
+def chunked_site(name: str, where: str, prefix: str, job: Job) -> _Site:
+    """The site `name` at `where` read, each of its pages chunked with `chunked_page` as
+    `mdchunk site` does (or taken from the page cache where it holds it), and its duplicate
+    marks found among its own chunks, as the finish of `mdchunk site` finds them: all of a
+    site in one Ray task, which reads its files itself. A page that cannot be chunked is
+    logged and left out, as `mdchunk site` leaves it out."""
+    read = _read_site(name, where, job)
+    output = dataclasses.replace(job.output, language=read.language or None)
+    chunker = new_chunker(job.settings.options, output, processed_at=job.processed_at,
+                          tokenizer=job.settings.tokenizer, version=job.settings.version,
+                          site_prefix=prefix or None)
     cache = None if job.cache is None else PageCache(Path(job.cache), job.cache_settings,
                                                       log=log)
-    names = ("site", "order", "relative", "data", "key", "kept")
-    rows: dict[str, list[Any]] = {name: [] for name in names}
-    for at, site in enumerate(batch["site"]):
-        order, data, key, kept = int(batch["order"][at]), batch["data"][at], "", False
-        if order != SITE_ROW:
-            prefix, language = str(batch["prefix"][at]), str(batch["language"][at])
-            if (prefix, language) not in chunkers:
-                output = dataclasses.replace(job.output, language=language or None)
-                chunkers[prefix, language] = (new_chunker(
-                    job.settings.options, output, processed_at=job.processed_at,
-                    tokenizer=job.settings.tokenizer, version=job.settings.version,
-                    site_prefix=prefix or None), output)
-            page: PageInput = pickle.loads(data)
-            site_url = str(batch["site_url"][at])
-            key = hashlib.sha256(json.dumps([page_key(page, site_url), prefix, language]
-                                            ).encode()).hexdigest()
-            made = _kept_page(cache, key)
-            kept = made is not None
-            if made is None:
-                made = _chunked(chunkers[prefix, language], page, site_url, str(site))
+    pages: list[PageOutput] = []
+    relatives: list[str] = []
+    keys: list[str] = []
+    kept = 0
+    for relative, page, site_url in read.pages:
+        key = hashlib.sha256(json.dumps([page_key(page, site_url), prefix, read.language]
+                                        ).encode()).hexdigest()
+        made = _kept_page(cache, key)
+        kept += made is not None
+        if made is None:
+            made = _chunked((chunker, output), page, site_url, name)
             if made is None:
                 continue
-            if cache is not None and not kept:
+            if cache is not None:
                 cache.put(key, made)
-            data = pickle.dumps(made)
-        for name, value in zip(names, (str(site), order, str(batch["relative"][at]), data,
-                                       key, kept), strict=True):
-            rows[name].append(value)
-    return rows
+        pages.append(made)
+        relatives.append(relative)
+        keys.append(key)
+    marks = find_duplicates_in(chunk for page in pages for chunk in page.prints
+                               ) if job.settings.duplicates != "off" else {}
+    return _Site(name, read.outline, tuple(pages), tuple(relatives), marks, tuple(keys), kept,
+                 read.hashes)
 
 
 def _kept_page(cache: PageCache | None, key: str) -> PageOutput | None:
@@ -174,41 +195,9 @@ def _chunked(chunker: tuple[Chunker, OutputSettings], page: PageInput, site_url:
     return made
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Site:
-    """One site's chunked pages, in the site's order, and its duplicate marks."""
-
-    name: str
-    outline: SiteOutline
-    pages: tuple[PageOutput, ...]
-    relatives: tuple[str, ...]
-    """Each page's file in the site."""
-    marks: Mapping[str, Duplicate]
-    keys: tuple[str, ...] = ()
-    """Each page's key in the page cache."""
-    kept: int = 0
-    """How many of the pages came from the page cache."""
-
-
-def _finished(group: Mapping[str, Sequence[Any]], job: Job) -> _Site:
-    """The site of `group` (all its rows) with its duplicate marks, found among its own chunks
-    as the finish of `mdchunk site` finds them."""
-    places = sorted(range(len(group["order"])), key=lambda at: int(group["order"][at]))
-    outline: SiteOutline = pickle.loads(group["data"][places[0]])
-    pages: tuple[PageOutput, ...] = tuple(pickle.loads(group["data"][at]) for at in places[1:])
-    searching = job.settings.duplicates != "off"
-    marks = find_duplicates_in(chunk for page in pages for chunk in page.prints
-                               ) if searching else {}
-    return _Site(str(group["site"][places[0]]), outline, pages,
-                 tuple(str(group["relative"][at]) for at in places[1:]), marks,
-                 tuple(str(group["key"][at]) for at in places[1:]),
-                 sum(bool(group["kept"][at]) for at in places[1:]))
-
-
 def _record_rows(site: _Site, job: Job) -> dict[str, list[str]]:
     """The site's rows: each chunk's site, page (`source`, `url`), id and native record."""
-    rows: dict[str, list[str]] = {name: [] for name in ("site", "source", "url", "id",
-                                                         "record")}
+    rows: dict[str, list[str]] = {name: [] for name in RECORD_COLUMNS}
     drop = job.settings.duplicates == "drop"
     for page in site.pages:
         ids = [chunk[0] for chunk in page.prints] or [
@@ -221,29 +210,46 @@ def _record_rows(site: _Site, job: Job) -> dict[str, list[str]]:
     return rows
 
 
-def site_record_rows(group: Mapping[str, Sequence[Any]], job: Job) -> dict[str, list[str]]:
-    """The records of one site (all its rows), in the site's order, with the duplicate marks
-    that `mdchunk site` gives them."""
-    return _record_rows(_finished(group, job), job)
+def site_record_rows(batch: Mapping[str, Sequence[Any]], job: Job) -> pyarrow.Table:
+    """The records of each site of `batch` (rows of `site`, `location`, `prefix`), a row a
+    chunk, in the site's order, with the duplicate marks that `mdchunk site` gives them."""
+    rows: dict[str, list[str]] = {name: [] for name in RECORD_COLUMNS}
+    for name, where, prefix in _batch_sites(batch):
+        for column, values in _record_rows(chunked_site(name, where, prefix, job),
+                                           job).items():
+            rows[column].extend(values)
+    return records_table(rows)
 
 
-def site_output_rows(group: Mapping[str, Sequence[Any]], job: Job) -> dict[str, list[Any]]:
-    """Write one site's outputs (all its rows): its folder of site-level outputs
-    (`write_site_folder`) and its records file, each replacing the last atomically; a row that
-    says what was written."""
-    site = _finished(group, job)
-    folder = records = ""
-    if job.folders is not None:
-        folder = str(write_site_folder(Path(job.folders) / site.name, site.pages,
-                                       site.relatives, outline=site.outline, marks=site.marks,
-                                       settings=job.settings, output=job.output))
-    if job.records is not None:
-        records = str(write_records_file(Path(job.records), site.name,
-                                         _record_rows(site, job), job.records_format))
-    return {"site": [site.name], "pages": [len(site.pages)], "kept": [site.kept],
-            "chunks": [sum(page.chunks for page in site.pages)],
-            "duplicates": [len(site.marks)], "folder": [folder], "records": [records],
-            "keys": [json.dumps(site.keys)]}
+def site_output_rows(batch: Mapping[str, Sequence[Any]], job: Job) -> dict[str, list[Any]]:
+    """Chunk each site of `batch` (rows of `site`, `location`, `prefix`) and write its outputs:
+    its folder of site-level outputs (`write_site_folder`) and its records file, each
+    replacing the last atomically; a row for each site that says what was written."""
+    names = ("site", "pages", "kept", "chunks", "duplicates", "folder", "records", "keys",
+             "hashes")
+    rows: dict[str, list[Any]] = {name: [] for name in names}
+    for name, where, prefix in _batch_sites(batch):
+        site = chunked_site(name, where, prefix, job)
+        folder = records = ""
+        if job.folders is not None:
+            folder = str(write_site_folder(
+                Path(job.folders) / site.name, site.pages, site.relatives, outline=site.outline,
+                marks=site.marks, settings=job.settings, output=job.output))
+        if job.records is not None:
+            records = str(write_records_file(Path(job.records), site.name,
+                                             _record_rows(site, job), job.records_format))
+        for column, value in zip(names, (
+                site.name, len(site.pages), site.kept, sum(page.chunks for page in site.pages),
+                len(site.marks), folder, records, json.dumps(site.keys),
+                json.dumps(dict(site.hashes), sort_keys=True)), strict=True):
+            rows[column].append(value)
+    return rows
+
+
+def _batch_sites(batch: Mapping[str, Sequence[Any]]) -> Iterator[tuple[str, str, str]]:
+    """The sites of a batch of the Dataset of sites: each one's name, location and prefix."""
+    for at, name in enumerate(batch["site"]):
+        yield str(name), str(batch["location"][at]), str(batch["prefix"][at])
 
 
 def hashed_site(row: Mapping[str, Any]) -> dict[str, Any]:

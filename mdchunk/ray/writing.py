@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import check_formats
@@ -19,8 +20,13 @@ from mdchunk.outputs.twins import markdown_beside
 from mdchunk.outputs.writers import atomic_write, dumps, staged_folder, write_jsonl
 from mdchunk.settings import BuildSettings, OutputSettings
 
+if TYPE_CHECKING:
+    import pyarrow
+
 log = logging.getLogger("mdchunk.ray")
 
+RECORD_COLUMNS = ("site", "source", "url", "id", "record")
+"""The columns of the records' rows, each a string."""
 RECORDS_FORMATS = ("parquet", "jsonl")
 """The formats of a site's records file: Parquet (one table, a column per field of the rows)
 or JSON Lines (one row a line)."""
@@ -69,6 +75,15 @@ def _marked(pages: Sequence[PageOutput], name: str, marks: Mapping[str, Duplicat
         yield records_block(marked_records(name, page.records[name], ids, marks, drop=drop))
 
 
+def records_table(rows: Mapping[str, Sequence[str]]) -> pyarrow.Table:
+    """The rows (columns of strings of the same length) as an Arrow table of string columns,
+    which holds its columns' type when it has no rows."""
+    import pyarrow
+
+    return pyarrow.table({column: pyarrow.array(values, pyarrow.string())
+                          for column, values in rows.items()})
+
+
 def write_records_file(folder: Path, name: str, rows: Mapping[str, Sequence[str]],
                        records_format: str) -> Path:
     """Write a site's rows (columns of the same length) into `folder`/`name`.parquet or
@@ -81,11 +96,9 @@ def write_records_file(folder: Path, name: str, rows: Mapping[str, Sequence[str]
     path = folder / f"{name}.{records_format}"
     try:
         if records_format == "parquet":
-            import pyarrow
             import pyarrow.parquet
 
-            table = pyarrow.table({column: pyarrow.array(values, pyarrow.string())
-                                   for column, values in rows.items()})
+            table = records_table(rows)
             atomic_write(path, lambda handle: pyarrow.parquet.write_table(table, handle),
                          durable=False)
         else:
