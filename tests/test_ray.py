@@ -487,7 +487,7 @@ def test_the_vectors_of_the_records_are_those_mdchunk_makes_of_their_embed_text(
     """By the default model (WordLlama), in a pool of one actor."""
     import numpy
 
-    from mdchunk.ray.embed import embedded
+    from mdchunk.ray.embedding import embedded
     from mdchunk.search.embedders import load_embedder
 
     rows = embedded(site_records([bare_site])).take_all()

@@ -19,7 +19,7 @@ travels between tasks or through the driver.
 - `site_outputs` / `write_site_outputs`: each site's folder of site-level outputs (and its
   records file), a row per site saying what was written.
 - `mdchunk.ray.run.run_sites`: what `mdchunk ray` does (a folder of outputs, replaced whole,
-  and the state that spares an unchanged site), and `mdchunk.ray.embed.embedded`: the vectors
+  and the state that spares an unchanged site), and `mdchunk.ray.embedding.embedded`: the vectors
   of the records by a model the user names.
 
 Ray is an optional dependency (`pip install 'mdchunk[ray]'`), loaded when a Dataset is made;
@@ -106,7 +106,7 @@ def outputs_job(settings: BuildSettings | None, folders: Path, *, records: Path 
     chosen = settings or BuildSettings()
     if chosen.embed_model is not None:
         raise MdChunkError("embed_model: the SQLite vectors are not made by mdchunk.ray; embed "
-                           "the records with mdchunk.ray.embed.embedded instead")
+                           "the records with mdchunk.ray.embedding.embedded instead")
     if records_format not in RECORDS_FORMATS:
         raise MdChunkError(f"records format {records_format!r}: must be one of "
                            f"{', '.join(RECORDS_FORMATS)}")
