@@ -1376,3 +1376,60 @@ def test_a_run_of_text_and_code_spans_is_written_as_inline_text_writes_it(
     bare = all(alone for (_, alone), _ in children)
     if bare and inline.literal:
         assert written is not None
+
+
+#: A link as renderers write them: a target (or none, or a script), text that may need an
+#: escape or whitespace at its edges, and now and then a footnote reference or a child.
+_RUN_LINK = st.one_of(
+    st.tuples(st.sampled_from(["x.html", "../a/b.html#c", "#h", "", "javascript:f()",
+                               "https://e.org/p q(1)"]), _RUN_TEXT).map(
+        lambda link: f'<a href="{link[0]}">{link[1]}</a>'),
+    st.sampled_from(['<a class="footnote-ref" href="#fn:1">1</a>', '<a href="y"><em>z</em></a>',
+                     '<a href="y" class="type">T</a>', '<a name="n"></a>']),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["p", "li"]), _RUN_TEXT,
+       st.lists(st.tuples(st.one_of(_RUN_CODE.map(lambda code: code[0]), _RUN_LINK), _RUN_TEXT),
+                max_size=4))
+@example("p", "a ", [('<a href="x.html">b</a>', "]"), ('<a href="y.html">c</a>', "(d)")])
+@example("p", "", [("<code>a</code>", ""), ('<a href="#h">b</a>', ""), ("<code>c</code>", "")])
+def test_a_run_with_links_is_written_as_inline_text_writes_it(
+        tag: str, text: str, children: list[tuple[str, str]]) -> None:
+    """`literal_run` given the page's url also takes links of plain text, and writes what
+    `InlineText` writes for the same element."""
+    from mdchunk.chunking.html.inline import InlineText, literal_run
+    from mdchunk.chunking.html.parse import parse_tree
+
+    html = f"<{tag}>{text}{''.join(child + after for child, after in children)}</{tag}>"
+    root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
+    assert root is not None
+    element = next(root.iter(tag))
+    inline = InlineText("https://site.example/guide/page/", [], 0)
+    inline.content(element)
+    written = literal_run(element, "https://site.example/guide/page/")
+    if written is not None:
+        assert written == inline.result()
+
+
+def test_a_paragraph_with_links_of_plain_text_takes_the_one_step_path() -> None:
+    """The commonest paragraph with links (plain text, code spans, links of plain text) is
+    written in one step, as `InlineText` writes it."""
+    from mdchunk.chunking.html.inline import InlineText, literal_run
+    from mdchunk.chunking.html.parse import parse_tree
+
+    def written(html: str) -> tuple[str | None, str]:
+        root = parse_tree(html)
+        assert root is not None
+        element = next(root.iter("p"))
+        inline = InlineText("https://site.example/api/path/", [], 0)
+        inline.content(element)
+        return literal_run(element, "https://site.example/api/path/"), inline.result()
+
+    one_step, general = written('<p>See <a href="../fs.html#open">the fs docs</a> and <a href='
+                                '"../fs.html#open">fs.open()</a>, or <code>x</code> [1].</p>')
+    assert one_step == general
+    assert one_step == ("See [the fs docs](https://site.example/api/fs.html#open) and "
+                       "[fs.open()](https://site.example/api/fs.html#open), or `x` [1].")
+    assert written('<p>See <a href="x.html">the <code>fs</code> docs</a>.</p>')[0] is None

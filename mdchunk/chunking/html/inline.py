@@ -288,11 +288,12 @@ class InlineText:
             self.text(" ")
 
 
-def literal_run(element: _Element) -> str | None:
+def literal_run(element: _Element, base_url: str | None = None) -> str | None:
     """The inline Markdown of the content of `element` as `InlineText` writes it (`content`,
     then `result`), for the most common paragraph, list item and heading: text, code elements
-    of text alone (no attribute, no child) and elements left out (a permalink: `kept_classes`),
-    with no text that needs an escape there
+    of text alone (no attribute, no child), elements left out (a permalink: `kept_classes`)
+    and, given the page's `base_url` (not for a heading, whose links to itself are no links),
+    links of plain text (`_literal_link`), with no text that needs an escape there
     (`is_literal_beside_code`). None for any other element, which `InlineText` reads.
 
     Without marks or escapes the Markdown is the pieces joined: each text with its whitespace
@@ -300,8 +301,11 @@ def literal_run(element: _Element) -> str | None:
     code spans joined into one (see `InlineText._code`). Texts with only an empty code element
     between them are one text to `InlineText`: the joined Markdown must hold no `[^` or `](`
     (a code span holding one sends the element to `InlineText` too, which costs only time).
+    A link stands apart from the text around it (its own leaf): it is joined to the pieces as
+    written, but left out of that test (`plain`).
     """
     parts: list[str] = []
+    plain: list[str] = []  # the parts, with a NUL for each link
     code = ""  # the code of the last part, when that is a code span
     text = element.text
     if text:
@@ -312,6 +316,7 @@ def literal_run(element: _Element) -> str | None:
             if not is_literal_beside_code(text):
                 return None
             parts.append(text)
+            plain.append(text)
     for child in element:
         if child.tag in CODE_TAGS and not len(child) and not child.keys():
             value = child.text or ""
@@ -320,10 +325,19 @@ def literal_run(element: _Element) -> str | None:
             if code:  # (a code span right after another)
                 value = code + value
                 parts.pop()
+                plain.pop()
             span = code_span(value)
             if span:
                 parts.append(span)
+                plain.append(span)
             code = value
+        elif child.tag == "a" and base_url is not None:
+            link = _literal_link(child, element, base_url)
+            if link is None:
+                return None
+            parts.append(link)
+            plain.append("\0")
+            code = ""
         elif (child.tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
             return None  # (an element left out, such as a permalink, gives only its tail)
         text = child.tail
@@ -335,11 +349,32 @@ def literal_run(element: _Element) -> str | None:
                 if not is_literal_beside_code(text):
                     return None
                 parts.append(text)
+                plain.append(text)
                 code = ""
-    markdown = "".join(parts)
-    if "[^" in markdown or "](" in markdown:
+    joined = "".join(plain)
+    if "[^" in joined or "](" in joined:
         return None
-    return markdown.strip()
+    return "".join(parts).strip()
+
+
+def _literal_link(link: _Element, parent: _Element, base_url: str) -> str | None:
+    """The Markdown of a link in `parent` as `InlineText` writes it (`_link`) when that is
+    `[text](url)` with the text as it is: a target (not `javascript:`), no footnote reference,
+    no child, and text that needs no escape (`is_literal`) with no whitespace at its edges
+    (which `InlineText` moves out of the span). None for any other link."""
+    if len(link):
+        return None
+    names = kept_classes(link)
+    if names is None or "footnote-ref" in names or "footnote-reference" in names or (
+            parent.get("id") or "").startswith("fnref"):
+        return None
+    href = link.get("href")
+    if not href or href.strip().startswith("javascript:"):
+        return None
+    text = collapse(link.text or "")
+    if not text or text[0] == " " or text[-1] == " " or not is_literal(text):
+        return None
+    return f"[{text}]({_link_url(base_url, href)})"
 
 
 def _emphasis(tag: str, names: Sequence[str]) -> Mark | None:
