@@ -1378,27 +1378,34 @@ def test_a_run_of_text_and_code_spans_is_written_as_inline_text_writes_it(
         assert written is not None
 
 
-#: A link as renderers write them: a target (or none, or a script), text that may need an
-#: escape or whitespace at its edges, and now and then a footnote reference or a child.
+#: A link as renderers write them (a target, or none, or a script), or emphasis, with text
+#: that may need an escape or whitespace at its edges, and now and then a footnote reference,
+#: a child or an attribute.
 _RUN_LINK = st.one_of(
+    st.tuples(st.sampled_from(["strong", "em", "strong", "em", "b"]), _RUN_TEXT).map(
+        lambda mark: f"<{mark[0]}>{mark[1]}</{mark[0]}>"),
     st.tuples(st.sampled_from(["x.html", "../a/b.html#c", "#h", "", "javascript:f()",
                                "https://e.org/p q(1)"]), _RUN_TEXT).map(
         lambda link: f'<a href="{link[0]}">{link[1]}</a>'),
     st.sampled_from(['<a class="footnote-ref" href="#fn:1">1</a>', '<a href="y"><em>z</em></a>',
-                     '<a href="y" class="type">T</a>', '<a name="n"></a>']),
+                     '<a href="y" class="type">T</a>', '<a name="n"></a>',
+                     '<em class="x">y</em>', "<strong><em>z</em></strong>"]),
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.sampled_from(["p", "li"]), _RUN_TEXT,
        st.lists(st.tuples(st.one_of(_RUN_CODE.map(lambda code: code[0]), _RUN_LINK), _RUN_TEXT),
                 max_size=4))
 @example("p", "a ", [('<a href="x.html">b</a>', "]"), ('<a href="y.html">c</a>', "(d)")])
 @example("p", "", [("<code>a</code>", ""), ('<a href="#h">b</a>', ""), ("<code>c</code>", "")])
+@example("p", "a", [("<strong>b</strong>", " "), ("<strong>c</strong>", "")])  # `**b c**`
+@example("p", "", [("<strong>b</strong>", ""), ("<em>c</em>", "d")])  # one delimiter run
+@example("li", "x", [("<em>y.</em>", "z")])  # `*` would not close: `<em>`
 def test_a_run_with_links_is_written_as_inline_text_writes_it(
         tag: str, text: str, children: list[tuple[str, str]]) -> None:
-    """`literal_run` given the page's url also takes links of plain text, and writes what
-    `InlineText` writes for the same element."""
+    """`literal_run` given the page's url also takes links and emphasis of plain text, and
+    writes what `InlineText` writes for the same element."""
     from mdchunk.chunking.html.inline import InlineText, literal_run
     from mdchunk.chunking.html.parse import parse_tree
 
@@ -1414,8 +1421,8 @@ def test_a_run_with_links_is_written_as_inline_text_writes_it(
 
 
 def test_a_paragraph_with_links_of_plain_text_takes_the_one_step_path() -> None:
-    """The commonest paragraph with links (plain text, code spans, links of plain text) is
-    written in one step, as `InlineText` writes it."""
+    """The commonest paragraphs with links or emphasis (plain text, code spans, links and
+    emphasis of plain text) are written in one step, as `InlineText` writes them."""
     from mdchunk.chunking.html.inline import InlineText, literal_run
     from mdchunk.chunking.html.parse import parse_tree
 
@@ -1433,3 +1440,7 @@ def test_a_paragraph_with_links_of_plain_text_takes_the_one_step_path() -> None:
     assert one_step == ("See [the fs docs](https://site.example/api/fs.html#open) and "
                        "[fs.open()](https://site.example/api/fs.html#open), or `x` [1].")
     assert written('<p>See <a href="x.html">the <code>fs</code> docs</a>.</p>')[0] is None
+    one_step, general = written("<p><strong>Stability:</strong> 2 - <em>Stable</em>. See "
+                                '<a href="b.html">b</a>.</p>')
+    assert one_step == general == (
+        "**Stability:** 2 - *Stable*. See [b](https://site.example/api/path/b.html).")

@@ -24,6 +24,7 @@ from mdchunk.chunking.html.escape import (
     escape_heading_end,
     escape_line_start,
     escape_text,
+    flanking,
     is_literal,
     is_literal_beside_code,
 )
@@ -293,19 +294,17 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
     then `result`), for the most common paragraph, list item and heading: text, code elements
     of text alone (no attribute, no child), elements left out (a permalink: `kept_classes`)
     and, given the page's `base_url` (not for a heading, whose links to itself are no links),
-    links of plain text (`_literal_link`), with no text that needs an escape there
-    (`is_literal_beside_code`). None for any other element, which `InlineText` reads.
+    links and emphasis of plain text (`_literal_link`, `_literal_emphasis`), with no text that
+    needs an escape there (`is_literal_beside_code`). None for any other element, which
+    `InlineText` reads.
 
-    Without marks or escapes the Markdown is the pieces joined: each text with its whitespace
+    Without escapes the Markdown is the pieces joined: each text with its whitespace
     collapsed (a space dropped after a space, or at the start), each code span, and adjacent
-    code spans joined into one (see `InlineText._code`). Texts with only an empty code element
-    between them are one text to `InlineText`: the joined Markdown must hold no `[^` or `](`
-    (a code span holding one sends the element to `InlineText` too, which costs only time).
-    A link stands apart from the text around it (its own leaf): it is joined to the pieces as
-    written, but left out of that test (`plain`).
+    code spans joined into one (see `InlineText._code`). `_joined` checks what only the whole
+    run tells.
     """
     parts: list[str] = []
-    plain: list[str] = []  # the parts, with a NUL for each link
+    kinds: list[str] = []  # each part's: "" (text, a code span), else the tag it stands for
     code = ""  # the code of the last part, when that is a code span
     text = element.text
     if text:
@@ -316,29 +315,31 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
             if not is_literal_beside_code(text):
                 return None
             parts.append(text)
-            plain.append(text)
+            kinds.append("")
     for child in element:
-        if child.tag in CODE_TAGS and not len(child) and not child.keys():
+        tag = child.tag
+        if tag in CODE_TAGS and not len(child) and not child.keys():
             value = child.text or ""
             if value[-1:] == "\n":
                 value = value[:-1]
             if code:  # (a code span right after another)
                 value = code + value
                 parts.pop()
-                plain.pop()
+                kinds.pop()
             span = code_span(value)
             if span:
                 parts.append(span)
-                plain.append(span)
+                kinds.append("")
             code = value
-        elif child.tag == "a" and base_url is not None:
-            link = _literal_link(child, element, base_url)
-            if link is None:
+        elif base_url is not None and tag in _LITERAL_MARKED:
+            marked = (_literal_link(child, element, base_url) if tag == "a"
+                      else _literal_emphasis(child))
+            if marked is None:
                 return None
-            parts.append(link)
-            plain.append("\0")
+            parts.append(marked)
+            kinds.append(tag)
             code = ""
-        elif (child.tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
+        elif (tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
             return None  # (an element left out, such as a permalink, gives only its tail)
         text = child.tail
         if text:
@@ -349,12 +350,61 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
                 if not is_literal_beside_code(text):
                     return None
                 parts.append(text)
-                plain.append(text)
+                kinds.append("")
                 code = ""
-    joined = "".join(plain)
-    if "[^" in joined or "](" in joined:
+    return _joined(parts, kinds)
+
+
+#: The elements `literal_run` may write in one step besides text and code (given a page url).
+_LITERAL_MARKED = frozenset({"a", "strong", "em"})
+#: The delimiter `literal_run` writes an emphasis element with.
+_LITERAL_DELIMITERS = {"strong": "**", "em": "*"}
+
+
+def _joined(parts: list[str], kinds: list[str]) -> str | None:
+    """The Markdown of the pieces of a run (`literal_run`), or None where `InlineText` would
+    write more than the pieces: texts with only an empty code element between them are one
+    text to it, so the text and code joined must hold no `[^` or `](` (a link or emphasis
+    stands apart, its own leaf: left out of that test), and each emphasis must read as meant
+    with the first delimiter (`_emphasis_reads`)."""
+    if len(parts) != kinds.count(""):
+        plain = "".join(["\0" if kind else part for part, kind in zip(parts, kinds, strict=True)])
+        if any(kind in _LITERAL_DELIMITERS and not _emphasis_reads(parts, kinds, at)
+               for at, kind in enumerate(kinds)):
+            return None
+    else:
+        plain = "".join(parts)
+    if "[^" in plain or "](" in plain:
         return None
     return "".join(parts).strip()
+
+
+def _emphasis_reads(parts: list[str], kinds: list[str], at: int) -> bool:
+    """Whether the emphasis at `at` of a run takes its first delimiter in `InlineText`: its
+    opening left-flanking and its closing right-flanking (`spans._run`), and no emphasis
+    beside it or of the same kind past only whitespace (one delimiter run, or one span)."""
+    kind = kinds[at]
+    if (at and kinds[at - 1] in _LITERAL_DELIMITERS) or (
+            at + 1 < len(kinds) and kinds[at + 1] in _LITERAL_DELIMITERS) or (
+            at + 2 < len(kinds) and kinds[at + 2] == kind and parts[at + 1].isspace()):
+        return False
+    size = len(_LITERAL_DELIMITERS[kind])
+    inner = parts[at][size:-size]
+    before = parts[at - 1][-1] if at else ""
+    after = parts[at + 1][0] if at + 1 < len(parts) else ""
+    return flanking(before, inner[0])[0] and flanking(inner[-1], after)[1]
+
+
+def _literal_emphasis(element: _Element) -> str | None:
+    """`<strong>` or `<em>` of plain text (no attribute, no child, text that needs no escape,
+    no whitespace at its edges) with the delimiter `_emphasis_reads` checks, else None."""
+    if len(element) or element.keys():
+        return None
+    text = collapse(element.text or "")
+    if not text or text[0] == " " or text[-1] == " " or not is_literal(text):
+        return None
+    delimiter = _LITERAL_DELIMITERS[cast(str, element.tag)]
+    return f"{delimiter}{text}{delimiter}"
 
 
 def _literal_link(link: _Element, parent: _Element, base_url: str) -> str | None:
