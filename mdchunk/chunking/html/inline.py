@@ -306,12 +306,14 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
     parts: list[str] = []
     kinds: list[str] = []  # each part's: "" (text, a code span), else the tag it stands for
     code = ""  # the code of the last part, when that is a code span
-    text = _literal_text(element.text, parts)
-    if text is None:
-        return None
+    text = element.text
     if text:
-        parts.append(text)
-        kinds.append("")
+        text = _literal_text(text, parts)
+        if text is None:
+            return None
+        if text:
+            parts.append(text)
+            kinds.append("")
     for child in element:
         tag = child.tag
         if tag in CODE_TAGS and not len(child) and not child.keys():
@@ -337,21 +339,21 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
             code = ""
         elif (tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
             return None  # (an element left out, such as a permalink, gives only its tail)
-        text = _literal_text(child.tail, parts)
-        if text is None:
-            return None
+        text = child.tail
         if text:
-            parts.append(text)
-            kinds.append("")
-            code = ""
+            text = _literal_text(text, parts)
+            if text is None:
+                return None
+            if text:
+                parts.append(text)
+                kinds.append("")
+                code = ""
     return _joined(parts, kinds)
 
 
-def _literal_text(text: str | None, parts: list[str]) -> str | None:
+def _literal_text(text: str, parts: list[str]) -> str | None:
     """Running text of a run after `parts` (`literal_run`): its whitespace collapsed, a space
     dropped at the start or after a space; None when it may need an escape."""
-    if not text:
-        return ""
     text = collapse(text)
     if text[:1] == " " and (not parts or parts[-1][-1] == " "):
         text = text[1:]
