@@ -1387,6 +1387,9 @@ _RUN_LINK = st.one_of(
     st.tuples(st.sampled_from(["x.html", "../a/b.html#c", "#h", "", "javascript:f()",
                                "https://e.org/p q(1)"]), _RUN_TEXT).map(
         lambda link: f'<a href="{link[0]}">{link[1]}</a>'),
+    st.tuples(st.sampled_from(["x.html", "#h", ""]), _RUN_CODE.map(lambda code: code[0]),
+              st.sampled_from(["", " ", "a"])).map(
+        lambda link: f'<a href="{link[0]}">{link[1]}{link[2]}</a>'),
     st.sampled_from(['<a class="footnote-ref" href="#fn:1">1</a>', '<a href="y"><em>z</em></a>',
                      '<a href="y" class="type">T</a>', '<a name="n"></a>',
                      '<em class="x">y</em>', "<strong><em>z</em></strong>"]),
@@ -1440,6 +1443,10 @@ def test_a_paragraph_with_links_of_plain_text_takes_the_one_step_path() -> None:
     assert one_step == ("See [the fs docs](https://site.example/api/fs.html#open) and "
                        "[fs.open()](https://site.example/api/fs.html#open), or `x` [1].")
     assert written('<p>See <a href="x.html">the <code>fs</code> docs</a>.</p>')[0] is None
+    one_step, general = written('<p>Calls <a href="fs.html#fs_open"><code>fs.open()</code></a> '
+                                "<code>x</code>.</p>")
+    assert one_step == general == (
+        "Calls [`fs.open()`](https://site.example/api/path/fs.html#fs_open) `x`.")
     one_step, general = written("<p><strong>Stability:</strong> 2 - <em>Stable</em>. See "
                                 '<a href="b.html">b</a>.</p>')
     assert one_step == general == (

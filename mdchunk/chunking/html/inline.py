@@ -416,11 +416,8 @@ def _literal_emphasis(element: _Element) -> str | None:
 
 def _literal_link(link: _Element, parent: _Element, base_url: str) -> str | None:
     """The Markdown of a link in `parent` as `InlineText` writes it (`_link`) when that is
-    `[text](url)` with the text as it is: a target (not `javascript:`), no footnote reference,
-    no child, and text that needs no escape (`is_literal`) with no whitespace at its edges
-    (which `InlineText` moves out of the span). None for any other link."""
-    if len(link):
-        return None
+    `[label](url)` with the label as it is (`_literal_label`): a target (not `javascript:`), no
+    footnote reference. None for any other link."""
     names = kept_classes(link)
     if names is None or "footnote-ref" in names or "footnote-reference" in names or (
             parent.get("id") or "").startswith("fnref"):
@@ -428,10 +425,26 @@ def _literal_link(link: _Element, parent: _Element, base_url: str) -> str | None
     href = link.get("href")
     if not href or href.strip().startswith("javascript:"):
         return None
-    text = collapse(link.text or "")
-    if not text or text[0] == " " or text[-1] == " " or not is_literal(text):
+    label = _literal_label(link)
+    return None if label is None else f"[{label}]({_link_url(base_url, href)})"
+
+
+def _literal_label(link: _Element) -> str | None:
+    """The label of a link as `InlineText` writes it, for the two commonest: text that needs
+    no escape (`is_literal`) with no whitespace at its edges (which `InlineText` moves out of
+    the span), or one code element of text alone, as its code span (a link to an API). None
+    for any other."""
+    if not len(link):
+        text = collapse(link.text or "")
+        if not text or text[0] == " " or text[-1] == " " or not is_literal(text):
+            return None
+        return text
+    code = link[0]
+    if len(link) > 1 or link.text or code.tail or code.tag not in CODE_TAGS or len(code) or (
+            code.keys()):
         return None
-    return f"[{text}]({_link_url(base_url, href)})"
+    value = code.text or ""
+    return code_span(value[:-1] if value[-1:] == "\n" else value) or None
 
 
 def _emphasis(tag: str, names: Sequence[str]) -> Mark | None:
