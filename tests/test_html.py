@@ -1331,6 +1331,21 @@ def test_a_rubric_is_a_paragraph_whatever_its_tag(tag: str) -> None:
     assert "Notes" in page.markdown and "## Notes" not in page.markdown
 
 
+def _one_step_and_inline(tag: str, html: str, base_url: str | None) -> tuple[Any, str | None,
+                                                                             Any]:
+    """The first `tag` element of `html`, what `literal_run` writes for it (given `base_url`),
+    and the `InlineText` that read it the general way (at the url, or "")."""
+    from mdchunk.chunking.html.inline import InlineText, literal_run
+    from mdchunk.chunking.html.parse import parse_tree
+
+    root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
+    assert root is not None
+    element = next(root.iter(tag))
+    inline = InlineText(base_url or "", [], 0)
+    inline.content(element)
+    return element, literal_run(element, base_url), inline
+
+
 #: Pieces of running text: words, white space of every kind, and characters that may need an
 #: escape (a bracket before `(`, a `*`, a `$`...).
 _RUN_TEXT = st.lists(st.sampled_from(["a", "word", "x.y", "{s|t}", " ", "  ", "\n", "\t", "\xa0",
@@ -1359,17 +1374,10 @@ def test_a_run_of_text_and_code_spans_is_written_as_inline_text_writes_it(
     """`literal_run`, the one-step paragraph (or heading) of text and code spans, writes what
     `InlineText` writes for the same element, and takes every such element whose text holds
     nothing that may need an escape."""
-    from mdchunk.chunking.html.inline import InlineText, literal_run
-    from mdchunk.chunking.html.parse import parse_tree
     from mdchunk.chunking.html.text import bare_title, title_text
 
     html = f"<{tag}>{text}{''.join(code + after for (code, _), after in children)}</{tag}>"
-    root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
-    assert root is not None
-    element = next(root.iter(tag))
-    inline = InlineText("", [], 0)
-    inline.content(element)
-    written = literal_run(element)
+    element, written, inline = _one_step_and_inline(tag, html, None)
     if written is not None:
         assert written == inline.result()
         assert bare_title(element) == title_text(element)  # (a heading's title)
@@ -1409,16 +1417,8 @@ def test_a_run_with_links_is_written_as_inline_text_writes_it(
         tag: str, text: str, children: list[tuple[str, str]]) -> None:
     """`literal_run` given the page's url also takes links and emphasis of plain text, and
     writes what `InlineText` writes for the same element."""
-    from mdchunk.chunking.html.inline import InlineText, literal_run
-    from mdchunk.chunking.html.parse import parse_tree
-
     html = f"<{tag}>{text}{''.join(child + after for child, after in children)}</{tag}>"
-    root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
-    assert root is not None
-    element = next(root.iter(tag))
-    inline = InlineText("https://site.example/guide/page/", [], 0)
-    inline.content(element)
-    written = literal_run(element, "https://site.example/guide/page/")
+    _, written, inline = _one_step_and_inline(tag, html, "https://site.example/guide/page/")
     if written is not None:
         assert written == inline.result()
 
@@ -1426,16 +1426,9 @@ def test_a_run_with_links_is_written_as_inline_text_writes_it(
 def test_a_paragraph_with_links_of_plain_text_takes_the_one_step_path() -> None:
     """The commonest paragraphs with links or emphasis (plain text, code spans, links and
     emphasis of plain text) are written in one step, as `InlineText` writes them."""
-    from mdchunk.chunking.html.inline import InlineText, literal_run
-    from mdchunk.chunking.html.parse import parse_tree
-
     def written(html: str) -> tuple[str | None, str]:
-        root = parse_tree(html)
-        assert root is not None
-        element = next(root.iter("p"))
-        inline = InlineText("https://site.example/api/path/", [], 0)
-        inline.content(element)
-        return literal_run(element, "https://site.example/api/path/"), inline.result()
+        _, one_step, inline = _one_step_and_inline("p", html, "https://site.example/api/path/")
+        return one_step, inline.result()
 
     one_step, general = written('<p>See <a href="../fs.html#open">the fs docs</a> and <a href='
                                 '"../fs.html#open">fs.open()</a>, or <code>x</code> [1].</p>')
