@@ -1413,6 +1413,7 @@ _RUN_LINK = st.one_of(
 @example("p", "a", [("<strong>b</strong>", " "), ("<strong>c</strong>", "")])  # `**b c**`
 @example("p", "", [("<strong>b</strong>", ""), ("<em>c</em>", "d")])  # one delimiter run
 @example("li", "x", [("<em>y.</em>", "z")])  # `*` would not close: `<em>`
+@example("p", "a", [('<a href="x.html">\xa0</a>', "b")])  # a label of whitespace alone: no span
 def test_a_run_with_links_is_written_as_inline_text_writes_it(
         tag: str, text: str, children: list[tuple[str, str]]) -> None:
     """`literal_run` given the page's url also takes links and emphasis of plain text, and

@@ -404,11 +404,13 @@ def _emphasis_reads(parts: list[str], kinds: list[str], at: int) -> bool:
 
 def _literal_emphasis(element: _Element) -> str | None:
     """`<strong>` or `<em>` of plain text (no attribute, no child, text that needs no escape,
-    no whitespace at its edges) with the delimiter `_emphasis_reads` checks, else None."""
+    no whitespace of any kind at its edges: `InlineText` moves spaces out of the span, and
+    drops the marks of whitespace alone) with the delimiter `_emphasis_reads` checks, else
+    None."""
     if len(element) or element.keys():
         return None
     text = collapse(element.text or "")
-    if not text or text[0] == " " or text[-1] == " " or not is_literal(text):
+    if not text or text[0].isspace() or text[-1].isspace() or not is_literal(text):
         return None
     delimiter = _LITERAL_DELIMITERS[cast(str, element.tag)]
     return f"{delimiter}{text}{delimiter}"
@@ -432,11 +434,11 @@ def _literal_link(link: _Element, parent: _Element, base_url: str) -> str | None
 def _literal_label(link: _Element) -> str | None:
     """The label of a link as `InlineText` writes it, for the two commonest: text that needs
     no escape (`is_literal`) with no whitespace at its edges (which `InlineText` moves out of
-    the span), or one code element of text alone, as its code span (a link to an API). None
-    for any other."""
+    the span, and a label of whitespace alone out of the run), or one code element of text
+    alone, as its code span (a link to an API). None for any other."""
     if not len(link):
         text = collapse(link.text or "")
-        if not text or text[0] == " " or text[-1] == " " or not is_literal(text):
+        if not text or text[0].isspace() or text[-1].isspace() or not is_literal(text):
             return None
         return text
     code = link[0]
