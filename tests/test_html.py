@@ -1331,6 +1331,21 @@ def test_a_rubric_is_a_paragraph_whatever_its_tag(tag: str) -> None:
     assert "Notes" in page.markdown and "## Notes" not in page.markdown
 
 
+def _one_step_and_inline(tag: str, html: str, base_url: str | None) -> tuple[Any, str | None,
+                                                                             Any]:
+    """The first `tag` element of `html`, what `literal_run` writes for it (given `base_url`),
+    and the `InlineText` that read it the general way (at the url, or "")."""
+    from mdchunk.chunking.html.inline import InlineText, literal_run
+    from mdchunk.chunking.html.parse import parse_tree
+
+    root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
+    assert root is not None
+    element = next(root.iter(tag))
+    inline = InlineText(base_url or "", [], 0)
+    inline.content(element)
+    return element, literal_run(element, base_url), inline
+
+
 #: Pieces of running text: words, white space of every kind, and characters that may need an
 #: escape (a bracket before `(`, a `*`, a `$`...).
 _RUN_TEXT = st.lists(st.sampled_from(["a", "word", "x.y", "{s|t}", " ", "  ", "\n", "\t", "\xa0",
@@ -1359,20 +1374,74 @@ def test_a_run_of_text_and_code_spans_is_written_as_inline_text_writes_it(
     """`literal_run`, the one-step paragraph (or heading) of text and code spans, writes what
     `InlineText` writes for the same element, and takes every such element whose text holds
     nothing that may need an escape."""
-    from mdchunk.chunking.html.inline import InlineText, literal_run
-    from mdchunk.chunking.html.parse import parse_tree
     from mdchunk.chunking.html.text import bare_title, title_text
 
     html = f"<{tag}>{text}{''.join(code + after for (code, _), after in children)}</{tag}>"
-    root = parse_tree(f"<ul>{html}</ul>" if tag == "li" else html)
-    assert root is not None
-    element = next(root.iter(tag))
-    inline = InlineText("", [], 0)
-    inline.content(element)
-    written = literal_run(element)
+    element, written, inline = _one_step_and_inline(tag, html, None)
     if written is not None:
         assert written == inline.result()
         assert bare_title(element) == title_text(element)  # (a heading's title)
     bare = all(alone for (_, alone), _ in children)
     if bare and inline.literal:
         assert written is not None
+
+
+#: A link as renderers write them (a target, or none, or a script), or emphasis, with text
+#: that may need an escape or whitespace at its edges, and now and then a footnote reference,
+#: a child or an attribute.
+_RUN_LINK = st.one_of(
+    st.tuples(st.sampled_from(["strong", "em", "strong", "em", "b"]), _RUN_TEXT).map(
+        lambda mark: f"<{mark[0]}>{mark[1]}</{mark[0]}>"),
+    st.tuples(st.sampled_from(["x.html", "../a/b.html#c", "#h", "", "javascript:f()",
+                               "https://e.org/p q(1)"]), _RUN_TEXT).map(
+        lambda link: f'<a href="{link[0]}">{link[1]}</a>'),
+    st.tuples(st.sampled_from(["x.html", "#h", ""]), _RUN_CODE.map(lambda code: code[0]),
+              st.sampled_from(["", " ", "a"])).map(
+        lambda link: f'<a href="{link[0]}">{link[1]}{link[2]}</a>'),
+    st.sampled_from(['<a class="footnote-ref" href="#fn:1">1</a>', '<a href="y"><em>z</em></a>',
+                     '<a href="y" class="type">T</a>', '<a name="n"></a>',
+                     '<em class="x">y</em>', "<strong><em>z</em></strong>"]),
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.sampled_from(["p", "li"]), _RUN_TEXT,
+       st.lists(st.tuples(st.one_of(_RUN_CODE.map(lambda code: code[0]), _RUN_LINK), _RUN_TEXT),
+                max_size=4))
+@example("p", "a ", [('<a href="x.html">b</a>', "]"), ('<a href="y.html">c</a>', "(d)")])
+@example("p", "", [("<code>a</code>", ""), ('<a href="#h">b</a>', ""), ("<code>c</code>", "")])
+@example("p", "a", [("<strong>b</strong>", " "), ("<strong>c</strong>", "")])  # `**b c**`
+@example("p", "", [("<strong>b</strong>", ""), ("<em>c</em>", "d")])  # one delimiter run
+@example("li", "x", [("<em>y.</em>", "z")])  # `*` would not close: `<em>`
+@example("p", "a", [('<a href="x.html">\xa0</a>', "b")])  # a label of whitespace alone: no span
+def test_a_run_with_links_is_written_as_inline_text_writes_it(
+        tag: str, text: str, children: list[tuple[str, str]]) -> None:
+    """`literal_run` given the page's url also takes links and emphasis of plain text, and
+    writes what `InlineText` writes for the same element."""
+    html = f"<{tag}>{text}{''.join(child + after for child, after in children)}</{tag}>"
+    _, written, inline = _one_step_and_inline(tag, html, "https://site.example/guide/page/")
+    if written is not None:
+        assert written == inline.result()
+
+
+def test_a_paragraph_with_links_of_plain_text_takes_the_one_step_path() -> None:
+    """The commonest paragraphs with links or emphasis (plain text, code spans, links and
+    emphasis of plain text) are written in one step, as `InlineText` writes them."""
+    def written(html: str) -> tuple[str | None, str]:
+        _, one_step, inline = _one_step_and_inline("p", html, "https://site.example/api/path/")
+        return one_step, inline.result()
+
+    one_step, general = written('<p>See <a href="../fs.html#open">the fs docs</a> and <a href='
+                                '"../fs.html#open">fs.open()</a>, or <code>x</code> [1].</p>')
+    assert one_step == general
+    assert one_step == ("See [the fs docs](https://site.example/api/fs.html#open) and "
+                       "[fs.open()](https://site.example/api/fs.html#open), or `x` [1].")
+    assert written('<p>See <a href="x.html">the <code>fs</code> docs</a>.</p>')[0] is None
+    one_step, general = written('<p>Calls <a href="fs.html#fs_open"><code>fs.open()</code></a> '
+                                "<code>x</code>.</p>")
+    assert one_step == general == (
+        "Calls [`fs.open()`](https://site.example/api/path/fs.html#fs_open) `x`.")
+    one_step, general = written("<p><strong>Stability:</strong> 2 - <em>Stable</em>. See "
+                                '<a href="b.html">b</a>.</p>')
+    assert one_step == general == (
+        "**Stability:** 2 - *Stable*. See [b](https://site.example/api/path/b.html).")

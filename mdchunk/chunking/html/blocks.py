@@ -246,7 +246,8 @@ class BlockRenderer:
     def _literal_paragraph(self, element: _Element, *, tight: bool, prose: bool = True) -> bool:
         """Write the content of `element` as a paragraph when it is text and code spans only
         that need no escape (`literal_run`: one line, no marks); False for any other."""
-        text = literal_run(element)
+        # (a link's content is read a level deeper: up to `MAX_DEPTH`, its code is code)
+        text = literal_run(element, self.base_url if self.depth + 1 < MAX_DEPTH else None)
         if text is None:
             return False
         text = escape_line_start(text)

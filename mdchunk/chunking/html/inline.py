@@ -24,6 +24,7 @@ from mdchunk.chunking.html.escape import (
     escape_heading_end,
     escape_line_start,
     escape_text,
+    flanking,
     is_literal,
     is_literal_beside_code,
 )
@@ -288,58 +289,164 @@ class InlineText:
             self.text(" ")
 
 
-def literal_run(element: _Element) -> str | None:
+def literal_run(element: _Element, base_url: str | None = None) -> str | None:
     """The inline Markdown of the content of `element` as `InlineText` writes it (`content`,
     then `result`), for the most common paragraph, list item and heading: text, code elements
-    of text alone (no attribute, no child) and elements left out (a permalink: `kept_classes`),
-    with no text that needs an escape there
-    (`is_literal_beside_code`). None for any other element, which `InlineText` reads.
+    of text alone (no attribute, no child), elements left out (a permalink: `kept_classes`)
+    and, given the page's `base_url` (not for a heading, whose links to itself are no links),
+    links and emphasis of plain text (`_literal_link`, `_literal_emphasis`), with no text that
+    needs an escape there (`is_literal_beside_code`). None for any other element, which
+    `InlineText` reads.
 
-    Without marks or escapes the Markdown is the pieces joined: each text with its whitespace
+    Without escapes the Markdown is the pieces joined: each text with its whitespace
     collapsed (a space dropped after a space, or at the start), each code span, and adjacent
-    code spans joined into one (see `InlineText._code`). Texts with only an empty code element
-    between them are one text to `InlineText`: the joined Markdown must hold no `[^` or `](`
-    (a code span holding one sends the element to `InlineText` too, which costs only time).
+    code spans joined into one (see `InlineText._code`). `_joined` checks what only the whole
+    run tells.
     """
     parts: list[str] = []
+    kinds: list[str] = []  # each part's: "" (text, a code span), else the tag it stands for
     code = ""  # the code of the last part, when that is a code span
     text = element.text
     if text:
-        text = collapse(text)
-        if text[:1] == " ":
-            text = text[1:]
+        text = _literal_text(text, parts)
+        if text is None:
+            return None
         if text:
-            if not is_literal_beside_code(text):
-                return None
             parts.append(text)
+            kinds.append("")
     for child in element:
-        if child.tag in CODE_TAGS and not len(child) and not child.keys():
+        tag = child.tag
+        if tag in CODE_TAGS and not len(child) and not child.keys():
             value = child.text or ""
             if value[-1:] == "\n":
                 value = value[:-1]
             if code:  # (a code span right after another)
                 value = code + value
                 parts.pop()
+                kinds.pop()
             span = code_span(value)
             if span:
                 parts.append(span)
+                kinds.append("")
             code = value
-        elif (child.tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
+        elif base_url is not None and tag in _LITERAL_MARKED:
+            marked = (_literal_link(child, element, base_url) if tag == "a"
+                      else _literal_emphasis(child))
+            if marked is None:
+                return None
+            parts.append(marked)
+            kinds.append(tag)
+            code = ""
+        elif (tag == "script" and is_math_script(child)) or kept_classes(child) is not None:
             return None  # (an element left out, such as a permalink, gives only its tail)
         text = child.tail
         if text:
-            text = collapse(text)
-            if text[:1] == " " and (not parts or parts[-1][-1] == " "):
-                text = text[1:]
+            text = _literal_text(text, parts)
+            if text is None:
+                return None
             if text:
-                if not is_literal_beside_code(text):
-                    return None
                 parts.append(text)
+                kinds.append("")
                 code = ""
-    markdown = "".join(parts)
-    if "[^" in markdown or "](" in markdown:
+    return _joined(parts, kinds)
+
+
+def _literal_text(text: str, parts: list[str]) -> str | None:
+    """Running text of a run after `parts` (`literal_run`): its whitespace collapsed, a space
+    dropped at the start or after a space; None when it may need an escape."""
+    text = collapse(text)
+    if text[:1] == " " and (not parts or parts[-1][-1] == " "):
+        text = text[1:]
+    if text and not is_literal_beside_code(text):
         return None
-    return markdown.strip()
+    return text
+
+
+#: The elements `literal_run` may write in one step besides text and code (given a page url).
+_LITERAL_MARKED = frozenset({"a", "strong", "em"})
+#: The delimiter `literal_run` writes an emphasis element with.
+_LITERAL_DELIMITERS = {"strong": "**", "em": "*"}
+
+
+def _joined(parts: list[str], kinds: list[str]) -> str | None:
+    """The Markdown of the pieces of a run (`literal_run`), or None where `InlineText` would
+    write more than the pieces: texts with only an empty code element between them are one
+    text to it, so the text and code joined must hold no `[^` or `](` (a link or emphasis
+    stands apart, its own leaf: left out of that test), and each emphasis must read as meant
+    with the first delimiter (`_emphasis_reads`)."""
+    if len(parts) != kinds.count(""):
+        plain = "".join(["\0" if kind else part for part, kind in zip(parts, kinds, strict=True)])
+        if any(kind in _LITERAL_DELIMITERS and not _emphasis_reads(parts, kinds, at)
+               for at, kind in enumerate(kinds)):
+            return None
+    else:
+        plain = "".join(parts)
+    if "[^" in plain or "](" in plain:
+        return None
+    return "".join(parts).strip()
+
+
+def _emphasis_reads(parts: list[str], kinds: list[str], at: int) -> bool:
+    """Whether the emphasis at `at` of a run takes its first delimiter in `InlineText`: its
+    opening left-flanking and its closing right-flanking (`spans._run`), and no emphasis
+    beside it or of the same kind past only whitespace (one delimiter run, or one span)."""
+    kind = kinds[at]
+    if (at and kinds[at - 1] in _LITERAL_DELIMITERS) or (
+            at + 1 < len(kinds) and kinds[at + 1] in _LITERAL_DELIMITERS) or (
+            at + 2 < len(kinds) and kinds[at + 2] == kind and parts[at + 1].isspace()):
+        return False
+    size = len(_LITERAL_DELIMITERS[kind])
+    inner = parts[at][size:-size]
+    before = parts[at - 1][-1] if at else ""
+    after = parts[at + 1][0] if at + 1 < len(parts) else ""
+    return flanking(before, inner[0])[0] and flanking(inner[-1], after)[1]
+
+
+def _literal_emphasis(element: _Element) -> str | None:
+    """`<strong>` or `<em>` of plain text (no attribute, no child, text that needs no escape,
+    no whitespace of any kind at its edges: `InlineText` moves spaces out of the span, and
+    drops the marks of whitespace alone) with the delimiter `_emphasis_reads` checks, else
+    None."""
+    if len(element) or element.keys():
+        return None
+    text = collapse(element.text or "")
+    if not text or text[0].isspace() or text[-1].isspace() or not is_literal(text):
+        return None
+    delimiter = _LITERAL_DELIMITERS[cast(str, element.tag)]
+    return f"{delimiter}{text}{delimiter}"
+
+
+def _literal_link(link: _Element, parent: _Element, base_url: str) -> str | None:
+    """The Markdown of a link in `parent` as `InlineText` writes it (`_link`) when that is
+    `[label](url)` with the label as it is (`_literal_label`): a target (not `javascript:`), no
+    footnote reference. None for any other link."""
+    names = kept_classes(link)
+    if names is None or "footnote-ref" in names or "footnote-reference" in names or (
+            parent.get("id") or "").startswith("fnref"):
+        return None
+    href = link.get("href")
+    if not href or href.strip().startswith("javascript:"):
+        return None
+    label = _literal_label(link)
+    return None if label is None else f"[{label}]({_link_url(base_url, href)})"
+
+
+def _literal_label(link: _Element) -> str | None:
+    """The label of a link as `InlineText` writes it, for the two commonest: text that needs
+    no escape (`is_literal`) with no whitespace at its edges (which `InlineText` moves out of
+    the span, and a label of whitespace alone out of the run), or one code element of text
+    alone, as its code span (a link to an API). None for any other."""
+    if not len(link):
+        text = collapse(link.text or "")
+        if not text or text[0].isspace() or text[-1].isspace() or not is_literal(text):
+            return None
+        return text
+    code = link[0]
+    if len(link) > 1 or link.text or code.tail or code.tag not in CODE_TAGS or len(code) or (
+            code.keys()):
+        return None
+    value = code.text or ""
+    return code_span(value[:-1] if value[-1:] == "\n" else value) or None
 
 
 def _emphasis(tag: str, names: Sequence[str]) -> Mark | None:
