@@ -307,13 +307,8 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
     kinds: list[str] = []  # each part's: "" (text, a code span), else the tag it stands for
     code = ""  # the code of the last part, when that is a code span
     text = element.text
-    if text:
-        text = _literal_text(text, parts)
-        if text is None:
-            return None
-        if text:
-            parts.append(text)
-            kinds.append("")
+    if text and _append_text(text, parts, kinds) is None:
+        return None
     for child in element:
         tag = child.tag
         if tag in CODE_TAGS and not len(child) and not child.keys():
@@ -341,14 +336,24 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
             return None  # (an element left out, such as a permalink, gives only its tail)
         text = child.tail
         if text:
-            text = _literal_text(text, parts)
-            if text is None:
+            appended = _append_text(text, parts, kinds)
+            if appended is None:
                 return None
-            if text:
-                parts.append(text)
-                kinds.append("")
+            if appended:
                 code = ""
     return _joined(parts, kinds)
+
+
+def _append_text(text: str, parts: list[str], kinds: list[str]) -> bool | None:
+    """Add running text to a run (`literal_run`): whether anything was left of it to add once
+    its whitespace collapsed; None when it may need an escape."""
+    literal = _literal_text(text, parts)
+    if literal is None:
+        return None
+    if literal:
+        parts.append(literal)
+        kinds.append("")
+    return bool(literal)
 
 
 def _literal_text(text: str, parts: list[str]) -> str | None:
