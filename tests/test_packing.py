@@ -527,6 +527,33 @@ def test_links_as_text(markdown_text: str, expected: str) -> None:
     assert links_as_text(markdown_text) == expected
 
 
+#: Pieces of running text that links, images and code spans are made of, with the characters
+#: around them that decide whether they are any (a backslash, a bracket, a backtick).
+_LINK_PIECES = st.lists(st.sampled_from(
+    ["[", "]", "(", ")", "![", "](", "\\", "`", "``", "<", ">", " ", "\n", "\t", '"', "'",
+     "a", "b c", "[a](u)", "![i](v.png)", "[`x`](w \"t\")", "`[a](b)`", "[![i](p)](q)"]),
+    max_size=24).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_LINK_PIECES)
+@example("\\![a](b) \\[c](d) [e](f)")
+@example("```[a](b)`` `` `[c](d)` ```")
+def test_links_regex_reads_the_text_as_its_plain_form_does(prose: str) -> None:
+    """The regex `links_as_text` rewrites prose with (each alternative written to start with
+    its first character, so that the engine skips to the next candidate) finds and rewrites
+    what its plain form does: a code span, or a link or image not after a backslash."""
+    import re
+
+    from mdchunk.chunking import markdown_text
+
+    tail = markdown_text._LINK_TAIL
+    plain = re.compile(r"(?P<code>(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))"
+                       r"|(?<!\\)!?\[(?P<label>" + tail, re.S)
+    expected = plain.sub(lambda found: found.group("code") or found.group("label"), prose)
+    assert markdown_text._LINK_OR_CODE.sub(markdown_text._read_as, prose) == expected
+
+
 def test_record_fields_follow_seed_002() -> None:
     result = chunk_page(
         "# Guide\n\nIntro paragraph.\n\n## Install\n\nText.\n\n## Use\n\nMore text.",
