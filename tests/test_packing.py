@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from mdchunk import Chunk, ChunkOptions, OptionError, PageChunks, parse_html
+from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput, parse_html
 from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.chunking.model import Block
 from mdchunk.options import BOUNDED_FIELDS
@@ -588,3 +588,25 @@ def test_running_text_is_cut_after_sentences_not_after_abbreviations(make_site: 
     assert len(texts) > 4
     assert all(text.endswith("keeps in order.") for text in texts), texts
     assert f"(index.md): {sentence.strip()} (" in (site / "llms.txt").read_text(encoding="utf-8")
+
+
+def test_a_chunked_page_leaves_no_reference_cycles() -> None:
+    """Chunking a page leaves nothing for the cycle collector: the page's heading tree, its
+    blocks and its pieces are freed as soon as the page is done (a cycle would keep them in
+    memory, and each collection would walk them, until the collector runs)."""
+    import gc
+
+    text = "# T\n\nIntro.\n\n## A\n\n" + LONG + "\n\n### A1\n\n- x\n- y\n\n## B\n\n```\ncode\n```"
+    page = PageInput(html=render(text), source_path="guide/page.md", url="guide/page/",
+                     title="T")
+    chunker = Chunker(ChunkOptions(max_tokens=120, min_tokens=0))
+    chunker.chunk_page(page)  # (the counter and the converter loaded)
+    gc.collect()
+    gc.disable()
+    try:
+        result = chunker.chunk_page(page)
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert len(result.chunks) > 3 and len(result.sections) == 5
+    assert unreachable == 0
