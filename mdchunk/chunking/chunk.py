@@ -316,10 +316,12 @@ class Chunk:
         }
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class PageSection:
     """One section of a page: a heading and everything under it, up to the next heading of its
-    level or above; number 0 is the page itself (its preamble, then every section)."""
+    level or above; number 0 is the page itself (its preamble, then every section).
+
+    Made once per section and never changed after (not frozen: see `Chunk`)."""
 
     number: int
     """Position in the page, in document order (0: the page)."""
