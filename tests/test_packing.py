@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from mdchunk import Chunk, ChunkOptions, OptionError, PageChunks, parse_html
+from mdchunk import Chunk, Chunker, ChunkOptions, OptionError, PageChunks, PageInput, parse_html
 from mdchunk.chunking.markdown_text import links_as_text
 from mdchunk.chunking.model import Block
 from mdchunk.options import BOUNDED_FIELDS
@@ -527,6 +527,33 @@ def test_links_as_text(markdown_text: str, expected: str) -> None:
     assert links_as_text(markdown_text) == expected
 
 
+#: Pieces of running text that links, images and code spans are made of, with the characters
+#: around them that decide whether they are any (a backslash, a bracket, a backtick).
+_LINK_PIECES = st.lists(st.sampled_from(
+    ["[", "]", "(", ")", "![", "](", "\\", "`", "``", "<", ">", " ", "\n", "\t", '"', "'",
+     "a", "b c", "[a](u)", "![i](v.png)", "[`x`](w \"t\")", "`[a](b)`", "[![i](p)](q)"]),
+    max_size=24).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_LINK_PIECES)
+@example("\\![a](b) \\[c](d) [e](f)")
+@example("```[a](b)`` `` `[c](d)` ```")
+def test_links_regex_reads_the_text_as_its_plain_form_does(prose: str) -> None:
+    """The regex `links_as_text` rewrites prose with (each alternative written to start with
+    its first character, so that the engine skips to the next candidate) finds and rewrites
+    what its plain form does: a code span, or a link or image not after a backslash."""
+    import re
+
+    from mdchunk.chunking import markdown_text
+
+    tail = markdown_text._LINK_TAIL
+    plain = re.compile(r"(?P<code>(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))"
+                       r"|(?<!\\)!?\[(?P<label>" + tail, re.S)
+    expected = plain.sub(lambda found: found.group("code") or found.group("label"), prose)
+    assert markdown_text._LINK_OR_CODE.sub(markdown_text._read_as, prose) == expected
+
+
 def test_record_fields_follow_seed_002() -> None:
     result = chunk_page(
         "# Guide\n\nIntro paragraph.\n\n## Install\n\nText.\n\n## Use\n\nMore text.",
@@ -561,3 +588,25 @@ def test_running_text_is_cut_after_sentences_not_after_abbreviations(make_site: 
     assert len(texts) > 4
     assert all(text.endswith("keeps in order.") for text in texts), texts
     assert f"(index.md): {sentence.strip()} (" in (site / "llms.txt").read_text(encoding="utf-8")
+
+
+def test_a_chunked_page_leaves_no_reference_cycles() -> None:
+    """Chunking a page leaves nothing for the cycle collector: the page's heading tree, its
+    blocks and its pieces are freed as soon as the page is done (a cycle would keep them in
+    memory, and each collection would walk them, until the collector runs)."""
+    import gc
+
+    text = "# T\n\nIntro.\n\n## A\n\n" + LONG + "\n\n### A1\n\n- x\n- y\n\n## B\n\n```\ncode\n```"
+    page = PageInput(html=render(text), source_path="guide/page.md", url="guide/page/",
+                     title="T")
+    chunker = Chunker(ChunkOptions(max_tokens=120, min_tokens=0))
+    chunker.chunk_page(page)  # (the counter and the converter loaded)
+    gc.collect()
+    gc.disable()
+    try:
+        result = chunker.chunk_page(page)
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert len(result.chunks) > 3 and len(result.sections) == 5
+    assert unreachable == 0

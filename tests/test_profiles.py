@@ -92,6 +92,20 @@ def all_chunks(pages: list[PageChunks]) -> Iterator[Chunk]:
         yield from page.chunks
 
 
+def test_a_pages_native_records_are_its_native_profiles_records(
+        example_pages: tuple[Path, list[PageChunks]]) -> None:
+    """`page_records` encodes each native record as it makes it (`native` and `sqlite`), and
+    writes what the native profile's records give, encoded by the standard library's JSON."""
+    from mdchunk.outputs.writers import dumps
+
+    _, pages = example_pages
+    for page in pages:
+        expected = [dumps(record) for record in PROFILES["native"].records(page,
+                                                                           ProfileSettings())]
+        made = page_records(page, ["native", "sqlite"], language="en")
+        assert made == {"native": expected, "sqlite": expected}
+
+
 # -- hepilot (seed 003) ----------------------------------------------------------------------
 
 

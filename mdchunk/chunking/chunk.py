@@ -1,4 +1,4 @@
-"""The chunk: one frozen `Chunk` per piece, its native JSON form (seed 002's names), and the
+"""The chunk: one `Chunk` per piece, its native JSON form (seed 002's names), and the
 fields derived from it (ids, urls, uuids, digest) that every output shares."""
 
 from __future__ import annotations
@@ -119,9 +119,14 @@ class Flags:
         }
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class Chunk:
-    """One chunk of one page, with everything every output profile needs."""
+    """One chunk of one page, with everything every output profile needs.
+
+    Made once per piece and never changed after (a changed copy is `dataclasses.replace`'s).
+    Not frozen: a frozen dataclass sets each of its 36 fields through `object.__setattr__`,
+    which took a fifth of the time of describing a chunk (see `mdchunk.chunking.model.Block`).
+    """
 
     doc_name: str
     """Source path without extension, `/` kept (`guide/install`)."""
@@ -311,10 +316,12 @@ class Chunk:
         }
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class PageSection:
     """One section of a page: a heading and everything under it, up to the next heading of its
-    level or above; number 0 is the page itself (its preamble, then every section)."""
+    level or above; number 0 is the page itself (its preamble, then every section).
+
+    Made once per section and never changed after (not frozen: see `Chunk`)."""
 
     number: int
     """Position in the page, in document order (0: the page)."""

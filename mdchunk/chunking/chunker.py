@@ -79,7 +79,7 @@ class Chunker:
                                meta=_plain(dict(page.meta)))
         chunks = tuple(builder.chunk(number, len(pieces), piece, spans, pieces)
                        for number, piece in enumerate(pieces))
-        return PageChunks(
+        result = PageChunks(
             source_path=page.source_path,
             url=page.url,
             markdown=parsed.markdown,
@@ -89,6 +89,8 @@ class Chunker:
             sections=page_sections(root, pieces, packer.tokens) if pieces else (),
             summary=page_summary(parsed),
         )
+        _unlink(root)
+        return result
 
 
 def _plain(value: Any) -> Any:
@@ -103,6 +105,16 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return str(value)
+
+
+def _unlink(root: Section) -> None:
+    """Drop the links of the page's heading tree to the parent sections, once the page is
+    chunked. A section and its parent refer to each other: a reference cycle, which only the
+    cycle collector frees. Without the links the tree, and every block of the page it holds, is
+    freed as soon as the page is done, instead of staying in memory for each collection to
+    walk until one finds the cycles."""
+    for section in root.walk():
+        section.parent = None
 
 
 def _warnings(root: Section) -> tuple[str, ...]:

@@ -100,7 +100,7 @@ class ChunkBuilder:
         start, end = starts[number], piece.end
         text = self.text[start:end]
         path = piece.section.path
-        header_path = tuple(heading.title for heading in path)
+        header_path = tuple(map(_TITLE, path))
         tokens = self.span_tokens(start, end)
         embed_text = self.embed.render(path, text)
         embed_tokens = self.embed.tokens(path, text, tokens)
@@ -120,8 +120,8 @@ class ChunkBuilder:
             file_title=self.page.title,
             section_title=header_path[-1] if header_path else self.page.title,
             header_path=header_path,
-            header_depths=tuple(heading.level for heading in path),
-            header_slugs=tuple(heading.anchor for heading in path),
+            header_depths=tuple(map(_LEVEL, path)),
+            header_slugs=tuple(map(_ANCHOR, path)),
             section_slug=section_slug(path),
             sub_headers=tuple(
                 b.title for b in top if b.kind == "heading" and b.start > piece.start
@@ -269,7 +269,7 @@ class ChunkBuilder:
             equations_inline=inline,
             admonitions=kinds.count("admonition"),
             languages=tuple(sorted(languages)),
-            heading_levels=tuple(heading.level for heading in headings),
+            heading_levels=tuple(map(_LEVEL, headings)),
             ordered_lists=ordered,
             nested_lists=nested_lists,
             nested_items=nested_items,
@@ -285,6 +285,9 @@ class ChunkBuilder:
 _DETAILED = frozenset({"list", "item", "code", "table"})
 _KIND = operator.attrgetter("kind")
 _START = operator.attrgetter("start")
+_TITLE = operator.attrgetter("title")
+_LEVEL = operator.attrgetter("level")
+_ANCHOR = operator.attrgetter("anchor")
 class _Flattened:
     """Every block of a page in document order (`ParsedPage.walk`), with its start and kind;
     the indexes of the blocks that `_features` looks at one by one (`detailed`: most count by

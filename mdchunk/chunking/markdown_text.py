@@ -40,12 +40,18 @@ _FENCE = re.compile(r"[ \t>]*(`{3,}|~{3,})")
 # What `links_as_text` rewrites, and what it leaves alone: an inline code span (kept as it is:
 # `[a](b)` in code is code), or an inline link or image: its text (escapes and code spans
 # allowed, no unescaped bracket), its destination (in angle brackets, or without spaces, with
-# balanced parentheses) and an optional title.
-_LINK_OR_CODE = re.compile(
-    r"(?P<code>(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))"
-    r"|(?<!\\)!?\[(?P<label>(?:\\.|`[^`\n]*`|[^\\\[\]`\n])*)\]"
+# balanced parentheses) and an optional title. A link and an image are two alternatives, and
+# each alternative starts with its first character (the backslash before it looked behind
+# for after it): the regex engine then skips to the next `` ` ``, `!` or `[` instead of trying
+# every position of the text.
+_LINK_TAIL = (
+    r"(?:\\.|`[^`\n]*`|[^\\\[\]`\n])*)\]"
     r"\((?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)"
-    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)""",
+    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)""")
+_LINK_OR_CODE = re.compile(
+    r"`(?P<ticks>`*)(?!`).+?(?<!`)`(?P=ticks)(?!`)"
+    r"|!(?<!\\!)\[(?P<alt>" + _LINK_TAIL
+    + r"|\[(?<!\\\[)(?P<label>" + _LINK_TAIL,
     re.S)
 
 # What `markdown_to_text` takes out of a line: container markup (quote markers, indentation),
@@ -129,12 +135,20 @@ def links_as_text(markdown: str) -> str:
 def _prose_links_as_text(prose: str) -> str:
     """Links and images of `prose` (no fenced code in it) as their text, code spans kept."""
     while "](" in prose:
-        rewritten = _LINK_OR_CODE.sub(
-            lambda found: found.group("code") or found.group("label"), prose)
+        rewritten = _LINK_OR_CODE.sub(_read_as, prose)
         if rewritten == prose:
             break
         prose = rewritten
     return prose
+
+
+def _read_as(found: re.Match[str]) -> str:
+    """What a match of `_LINK_OR_CODE` reads as: a code span as it is, a link's label, an
+    image's alt text."""
+    label = found["label"]
+    if label is None:
+        label = found["alt"]
+    return found[0] if label is None else label
 
 
 def markdown_to_text(markdown: str, *, skip_heading: bool = False) -> str:

@@ -5,6 +5,7 @@ parent)."""
 
 from __future__ import annotations
 
+import operator
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 
@@ -12,6 +13,9 @@ from mdchunk.chunking.chunk import PageSection
 from mdchunk.chunking.embed import section_slug
 from mdchunk.chunking.packing import Piece
 from mdchunk.chunking.tree import Section
+
+_TITLE = operator.attrgetter("title")
+_ANCHOR = operator.attrgetter("anchor")
 
 
 def page_sections(root: Section, pieces: Sequence[Piece],
@@ -31,8 +35,7 @@ def page_sections(root: Section, pieces: Sequence[Piece],
         start = section.start
         sections.append(PageSection(
             number=number, parent=parent, level=section.level,
-            header_path=tuple(heading.title for heading in path),
-            header_slugs=tuple(heading.anchor for heading in path),
+            header_path=tuple(map(_TITLE, path)), header_slugs=tuple(map(_ANCHOR, path)),
             section_slug=section_slug(path), char_start=start, char_end=section.end,
             tokens=tokens(start, section.end),
             chunks=holding(start, section.end),

@@ -43,6 +43,10 @@ def page_output(result: PageChunks, settings: OutputSettings, *,
     )
 
 
+#: The formats whose records are the native ones, one per chunk (`Chunk.as_native`).
+_NATIVE = frozenset({"native", "sqlite"})
+
+
 def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None,
                  pagefind_filters: Sequence[str] = ()) -> dict[str, list[str]]:
     """One page's records for each selected format, in chunk order, each as its JSON text (for
@@ -62,6 +66,9 @@ def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | No
     for name in check_formats(formats):
         profile = PROFILES[name]
         made: list[Record]
+        if name in _NATIVE:  # (each record encoded as it is made, and its dicts freed at once)
+            records[name] = [encode(chunk.as_native()) for chunk in chunks]
+            continue
         if profile.layout == "files":
             from mdchunk.outputs.profiles.files import file_path, file_record
 

@@ -345,26 +345,19 @@ def literal_run(element: _Element, base_url: str | None = None) -> str | None:
 
 
 def _append_text(text: str, parts: list[str], kinds: list[str]) -> bool | None:
-    """Add running text to a run (`literal_run`): whether anything was left of it to add once
-    its whitespace collapsed; None when it may need an escape."""
-    literal = _literal_text(text, parts)
-    if literal is None:
-        return None
-    if literal:
-        parts.append(literal)
-        kinds.append("")
-    return bool(literal)
-
-
-def _literal_text(text: str, parts: list[str]) -> str | None:
-    """Running text of a run after `parts` (`literal_run`): its whitespace collapsed, a space
-    dropped at the start or after a space; None when it may need an escape."""
+    """Add running text to a run (`literal_run`), its whitespace collapsed and a space dropped
+    at the start or after a space: whether anything was left of it to add; None when it may
+    need an escape."""
     text = collapse(text)
     if text[:1] == " " and (not parts or parts[-1][-1] == " "):
         text = text[1:]
-    if text and not is_literal_beside_code(text):
+    if not text:
+        return False
+    if not is_literal_beside_code(text):
         return None
-    return text
+    parts.append(text)
+    kinds.append("")
+    return True
 
 
 #: The elements `literal_run` may write in one step besides text and code (given a page url).
@@ -384,11 +377,12 @@ def _joined(parts: list[str], kinds: list[str]) -> str | None:
         if any(kind in _LITERAL_DELIMITERS and not _emphasis_reads(parts, kinds, at)
                for at, kind in enumerate(kinds)):
             return None
+        written = "".join(parts)
     else:
-        plain = "".join(parts)
+        plain = written = "".join(parts)
     if "[^" in plain or "](" in plain:
         return None
-    return "".join(parts).strip()
+    return written.strip()
 
 
 def _emphasis_reads(parts: list[str], kinds: list[str], at: int) -> bool:
