@@ -127,6 +127,33 @@ def test_an_index_without_leads_is_searched_as_before(make_site: SiteBuilder) ->
     assert hits and hits[0].url != ANSWER
 
 
+def test_a_lead_ends_and_reads_its_links_as_the_chunks_do(make_site: SiteBuilder) -> None:
+    """The lead's sentence ends where the chunker's sentences end (`sentence_ends`: not at an
+    abbreviation's full stop), and its links are read as their text by the chunker's rule
+    (`links_as_text`: a destination with parentheses, a link in code left as code)."""
+    site = make_site({
+        "index.md": "# Files\n\nWorking with files.\n",
+        "api.md": """\
+            # API
+
+            ## `fs.cp(src, dest)`
+
+            - `src` {string} The source.
+
+            Copies files and folders, e.g. `a/` into `b/`, as
+            [cp](https://e.example/cp_(unix)) does. It returns a promise.
+
+            ## `fs.link(target)`
+
+            Makes a hard link, not `[a](b)` text, to a file. It returns a promise.
+            """,
+    }, plugin={"formats": ["native", "sqlite"], "min_tokens": 1, "max_tokens": 60})
+    held = leads(site / "chunks.sqlite")
+    assert held["api/#fscpsrc-dest"] == (
+        "Copies files and folders, e.g. `a/` into `b/`, as cp does.")
+    assert held["api/#fslinktarget"] == "Makes a hard link, not `[a](b)` text, to a file."
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
                max_size=300))
