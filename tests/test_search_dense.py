@@ -9,6 +9,7 @@ is read from the written `chunks.sqlite`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sqlite3
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 from mdchunk.search import search
 from mdchunk.search.embedders import load_embedder
 from mdchunk.search.token_weights import TABLE, read_idf
-from mdchunk.search.vectors import blob_vector, vector_blob
+from mdchunk.search.vectors import blob_vector, embed_index, text_digest, vector_blob
 from tests.conftest import SiteBuilder
 
 np = pytest.importorskip("numpy")
@@ -85,16 +86,17 @@ def index(make_site: SiteBuilder) -> Path:
 
 def as_before(index: Path) -> None:
     """Make `index` as `mdchunk embed` wrote it before headings and token idf: each chunk's
-    vector that of its `embedText` alone, no `token_idf`."""
+    vector that of its `embedText` alone, keyed by its sha256, no `token_idf`."""
     model = load_embedder("wordllama")
     connection = sqlite3.connect(index)
     try:
         with connection:
             rows = connection.execute("SELECT rowid, embedText FROM chunks").fetchall()
             vectors = model.embed([text for _rowid, text in rows])
-            connection.executemany("UPDATE chunks_vec SET embedding = ? WHERE rowid = ?", [
-                (vector_blob(vector), rowid)
-                for (rowid, _text), vector in zip(rows, vectors, strict=True)])
+            connection.executemany(
+                "UPDATE chunks_vec SET embedding = ?, sha256 = ? WHERE rowid = ?", [
+                    (vector_blob(vector), text_digest(text), rowid)
+                    for (rowid, text), vector in zip(rows, vectors, strict=True)])
             connection.execute(f"DROP TABLE {TABLE}")
     finally:
         connection.close()
@@ -141,3 +143,29 @@ def test_an_index_embedded_before_is_searched_with_the_question_whole(index: Pat
     question = model.embed([QUESTION])[0]
     best = max(rows, key=lambda row: float(blob_vector(row[1]) @ question))
     assert search(index, QUESTION, 1, mode="dense", priors=False)[0].url == urls[best[0]]
+
+
+def test_embedding_an_index_embedded_before_asks_the_model_for_its_headings_alone(
+        index: Path) -> None:
+    """Its chunks' vectors of `embedText` are the model's still: they are taken from the index,
+    and only the headings are embedded; the question is then weighted by the idf again."""
+    as_before(index)
+    model = load_embedder("wordllama")
+    asked: list[str] = []
+
+    def encode(texts: list[str]) -> object:
+        asked.extend(texts)
+        return model.encode(texts)
+
+    counts = embed_index(index, dataclasses.replace(model, encode=encode))
+    connection = sqlite3.connect(index)
+    try:
+        crumbs = {row[0] for row in connection.execute("SELECT headerBreadcrumb FROM chunks")}
+        texts = {row[0] for row in connection.execute("SELECT embedText FROM chunks")}
+        assert read_idf(connection) is not None
+    finally:
+        connection.close()
+    assert asked and not set(asked) & texts
+    assert all(text.split(". ")[0] in crumbs for text in asked)
+    assert counts.embedded == counts.chunks
+    assert ANSWER in search(index, QUESTION, 1, mode="dense", priors=False)[0].text

@@ -91,7 +91,7 @@ def test_the_index_holds_each_sections_first_sentence(make_site: SiteBuilder) ->
         columns = [row[1] for row in connection.execute("PRAGMA table_info(chunks)")]
     finally:
         connection.close()
-    assert meta["schema_version"] == str(SQLITE_SCHEMA_VERSION) == "5"
+    assert meta["schema_version"] == str(SQLITE_SCHEMA_VERSION) == "6"
     assert "lead" not in columns  # the records are the native ones, as chunks.jsonl has them
     records = [json.loads(line) for line in
                (site / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
