@@ -91,7 +91,7 @@ def test_the_index_holds_each_sections_first_sentence(make_site: SiteBuilder) ->
         columns = [row[1] for row in connection.execute("PRAGMA table_info(chunks)")]
     finally:
         connection.close()
-    assert meta["schema_version"] == str(SQLITE_SCHEMA_VERSION) == "5"
+    assert meta["schema_version"] == str(SQLITE_SCHEMA_VERSION) == "6"
     assert "lead" not in columns  # the records are the native ones, as chunks.jsonl has them
     records = [json.loads(line) for line in
                (site / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -125,6 +125,33 @@ def test_an_index_without_leads_is_searched_as_before(make_site: SiteBuilder) ->
         connection.close()
     hits = search(index, QUESTION, 3, mode="lexical", priors=False)
     assert hits and hits[0].url != ANSWER
+
+
+def test_a_lead_ends_and_reads_its_links_as_the_chunks_do(make_site: SiteBuilder) -> None:
+    """The lead's sentence ends where the chunker's sentences end (`sentence_ends`: not at an
+    abbreviation's full stop), and its links are read as their text by the chunker's rule
+    (`links_as_text`: a destination with parentheses, a link in code left as code)."""
+    site = make_site({
+        "index.md": "# Files\n\nWorking with files.\n",
+        "api.md": """\
+            # API
+
+            ## `fs.cp(src, dest)`
+
+            - `src` {string} The source.
+
+            Copies files and folders, e.g. `a/` into `b/`, as
+            [cp](https://e.example/cp_(unix)) does. It returns a promise.
+
+            ## `fs.link(target)`
+
+            Makes a hard link, not `[a](b)` text, to a file. It returns a promise.
+            """,
+    }, plugin={"formats": ["native", "sqlite"], "min_tokens": 1, "max_tokens": 60})
+    held = leads(site / "chunks.sqlite")
+    assert held["api/#fscpsrc-dest"] == (
+        "Copies files and folders, e.g. `a/` into `b/`, as cp does.")
+    assert held["api/#fslinktarget"] == "Makes a hard link, not `[a](b)` text, to a file."
 
 
 @settings(max_examples=60, deadline=None)

@@ -38,6 +38,7 @@ from mdchunk.search.embedders import (
     text_batches,
     unit_rows,
 )
+from mdchunk.search.token_weights import read_idf, weighted_question
 from mdchunk.search.vectors import (
     CACHE_FILE,
     EmbedCache,
@@ -122,6 +123,46 @@ def chunk_texts(path: Path) -> dict[int, tuple[str, str]]:
     return {rowid: (chunk_id, text) for rowid, chunk_id, text in rows}
 
 
+def headings(path: Path) -> dict[int, str]:
+    """The heading embedded beside each chunk's text, by rowid: its breadcrumb, and its
+    section's lead where the section has one."""
+    connection = sqlite3.connect(path)
+    try:
+        leads = dict(connection.execute(
+            "SELECT chunks.url, lead FROM chunk_leads JOIN chunks "
+            "ON chunks.rowid = chunk_leads.rowid"))
+        rows = connection.execute("SELECT rowid, headerBreadcrumb, url FROM chunks").fetchall()
+    finally:
+        connection.close()
+    return {rowid: f"{crumbs}. {leads[url]}" if url in leads else crumbs
+            for rowid, crumbs, url in rows}
+
+
+def chunk_vectors(model: Embedder, path: Path) -> Any:
+    """The vector each chunk of the index should have by `model` (rows in rowid order): the
+    unit sum of its text's and its heading's unit vectors."""
+    texts, heads = chunk_texts(path), headings(path)
+    both = (model.embed([text for _id, text in texts.values()])
+            + model.embed([heads[rowid] for rowid in texts]))
+    return both / np.linalg.norm(both, axis=1, keepdims=True)
+
+
+def question_vector(model: Embedder, path: Path, question: str) -> Any:
+    """The question's vector as the dense side makes it: by the index's token idf where the
+    model has tokens."""
+    connection = sqlite3.connect(path)
+    try:
+        return weighted_question(model, read_idf(connection), question)
+    finally:
+        connection.close()
+
+
+def embedded_texts(path: Path) -> set[str]:
+    """Every text embedded for the index: its chunks' texts, their headings and its words."""
+    return ({text for _id, text in chunk_texts(path).values()} | set(headings(path).values())
+            | set(words_of(path)))
+
+
 def words_of(path: Path) -> list[str]:
     """The words of the index's vocabulary, whose vectors are stored beside the chunks'."""
     connection = sqlite3.connect(path)
@@ -179,20 +220,27 @@ def test_batches_hold_every_text_once_shortest_first_within_the_budget(
 
 
 @needs_wordllama
-def test_a_build_stores_the_vector_of_each_chunks_embed_text(make_site: SiteBuilder,
-                                                              reproducible: None) -> None:
+def test_a_build_stores_the_vector_of_each_chunks_embed_text_and_heading(
+        make_site: SiteBuilder, reproducible: None) -> None:
+    """A chunk's vector is the unit sum of its `embedText`'s and its heading's (breadcrumb
+    and section lead), keyed by the sha256 of both."""
     site = build_site(make_site, embed_model="wordllama")
     meta, vectors = stored(site / "chunks.sqlite")
     texts = chunk_texts(site / "chunks.sqlite")
+    heads = headings(site / "chunks.sqlite")
     assert (meta["embed_model"], meta["embed_dimension"]) == ("wordllama", "256")
     assert set(vectors) == set(texts) and len(texts) >= 5
+    assert any(". " in head for head in heads.values())  # leads are there
     model = load_embedder("wordllama")
-    expected = model.embed([text for _id, text in texts.values()])
-    for (rowid, (_id, text)), vector in zip(texts.items(), expected, strict=True):
+    bodies = model.embed([text for _id, text in texts.values()])
+    tops = model.embed([heads[rowid] for rowid in texts])
+    for (rowid, (_id, text)), body, top in zip(texts.items(), bodies, tops, strict=True):
         digest, blob = vectors[rowid]
-        assert digest == hashlib.sha256(text.encode()).hexdigest() == text_digest(text)
+        both = f"{text}\0{heads[rowid]}"
+        assert digest == hashlib.sha256(both.encode()).hexdigest() == text_digest(both)
         assert len(blob) == 4 * 256
-        assert np.allclose(blob_vector(blob), vector, atol=1e-6)
+        assert np.allclose(blob_vector(blob), (body + top) / np.linalg.norm(body + top),
+                           atol=1e-5)
         assert float(np.linalg.norm(blob_vector(blob))) == pytest.approx(1.0, abs=1e-5)
 
 
@@ -240,7 +288,7 @@ def test_an_unchanged_index_asks_the_model_for_no_text(make_site: SiteBuilder,
     cache = EmbedCache(tmp_path / "user-cache" / CACHE_FILE)
     asked: list[str] = []
     model = counting(load_embedder("wordllama"), asked)
-    texts = {text for _id, text in chunk_texts(index).values()} | set(words_of(index))
+    texts = embedded_texts(index)
 
     counts = embed_index(index, model, cache)
     assert sorted(asked) == sorted(texts)  # each distinct text (or word) once
@@ -255,7 +303,7 @@ def test_an_unchanged_index_asks_the_model_for_no_text(make_site: SiteBuilder,
 
     build_site(make_site, {"certificates.md": "# Certificates\n\n## Rotate the TLS certificate"
                            "\n\nAsk the security team for a new certificate.\n"})
-    new = ({text for _id, text in chunk_texts(index).values()} | set(words_of(index))) - texts
+    new = embedded_texts(index) - texts
     embed_index(index, model, cache)
     assert sorted(asked) == sorted(new) and new
 
@@ -328,8 +376,7 @@ def test_sphinx_stores_vectors_with_a_cache_in_the_doctree_folder(tmp_path: Path
         digests = {row[0] for row in connection.execute("SELECT sha256 FROM vectors")}
     finally:
         connection.close()
-    assert digests == ({digest for digest, _blob in vectors.values()}
-                       | {text_digest(word) for word in words_of(index)})
+    assert digests == {text_digest(text) for text in embedded_texts(index)}
     hits = search(index, "a note about the install", 1, mode="dense")
     assert hits and hits[0].page_url == "index.html"
 
@@ -394,8 +441,8 @@ def test_dense_search_ranks_by_cosine_with_the_indexs_model(make_site: SiteBuild
     index = build_site(make_site, embed_model="wordllama") / "chunks.sqlite"
     texts = chunk_texts(index)
     model = load_embedder("wordllama")
-    question = model.embed([QUESTION])[0]
-    chunks = model.embed([text for _id, text in texts.values()])
+    question = question_vector(model, index, QUESTION)
+    chunks = chunk_vectors(model, index)
     expected = sorted(zip([chunk_id for chunk_id, _ in texts.values()], chunks @ question,
                           strict=True), key=lambda pair: -pair[1])
     hits = search(index, QUESTION, len(texts), mode="dense", per_section=False, priors=False)
@@ -478,11 +525,14 @@ def test_mdchunk_embed_with_a_local_model2vec_model(
     assert (meta["embed_model"], meta["embed_dimension"]) == (name, "24")
     from model2vec import StaticModel
 
-    texts = chunk_texts(site / "chunks.sqlite")
-    expected = unit_rows(StaticModel.from_pretrained(str(folder)).encode(
-        [text for _id, text in texts.values()], use_multiprocessing=False))
-    for rowid, vector in zip(texts, expected, strict=True):
-        assert np.allclose(blob_vector(vectors[rowid][1]), vector, atol=1e-6)
+    texts, heads = chunk_texts(site / "chunks.sqlite"), headings(site / "chunks.sqlite")
+    model = StaticModel.from_pretrained(str(folder))
+    both = [unit_rows(model.encode([text for _id, text in texts.values()],
+                                   use_multiprocessing=False)),
+            unit_rows(model.encode([heads[rowid] for rowid in texts], use_multiprocessing=False))]
+    for rowid, body, head in zip(texts, *both, strict=True):
+        expected = (body + head) / (np.linalg.norm(body + head) or 1)
+        assert np.allclose(blob_vector(vectors[rowid][1]), expected, atol=1e-5)
 
     monkeypatch.chdir(site)
     again = run("embed", site, "--cache-dir", cache)  # the index's own model, its own vectors
@@ -552,8 +602,7 @@ def test_a_search_reads_vectors_again_once_another_model_wrote_them(
     assert (os.stat(index).st_ino, os.stat(index).st_size) == (before.st_ino, before.st_size)
     model = load_embedder(second)
     texts = chunk_texts(index)
-    scores = model.embed([text for _id, text in texts.values()]) @ model.embed(
-        ["install linux"])[0]
+    scores = chunk_vectors(model, index) @ model.embed(["install linux"])[0]
     best = sorted(zip([chunk_id for chunk_id, _ in texts.values()], scores, strict=True),
                   key=lambda pair: -pair[1])
     hits = search(index, "install linux", 3, mode="dense", priors=False, per_section=False)
@@ -580,7 +629,7 @@ def test_sqlite_vec_reads_the_vectors_in_the_same_order(make_site: SiteBuilder) 
     index = build_site(make_site, embed_model="wordllama") / "chunks.sqlite"
     count = len(chunk_texts(index))
     hits = search(index, QUESTION, count, mode="dense", per_section=False, priors=False)
-    question = vector_blob(load_embedder("wordllama").embed([QUESTION])[0])
+    question = vector_blob(question_vector(load_embedder("wordllama"), index, QUESTION))
     connection = apsw.Connection(str(index), flags=apsw.SQLITE_OPEN_READONLY)
     connection.enable_load_extension(True)
     connection.load_extension(sqlite_vec.loadable_path())

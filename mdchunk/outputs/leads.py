@@ -10,7 +10,9 @@ count less.
 
 The lead is read from the Markdown of the section's chunks, in order: headings, list items,
 tables, quotes, HTML lines and fenced code are skipped, and the first paragraph of at least
-`MIN_WORDS` words gives its first sentence; it is indexed with the chunk that holds it.
+`MIN_WORDS` words gives its first sentence; it is indexed with the chunk that holds it. Its
+links are read as their text and its sentences end where the chunker's do
+(`mdchunk.chunking.markdown_text`'s `links_as_text` and `sentence_ends`: one rule each).
 """
 
 from __future__ import annotations
@@ -19,18 +21,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from mdchunk.chunking.markdown_text import links_as_text, sentence_ends
+
 #: The fewest words (of two letters or more) of a paragraph that gives a lead.
 MIN_WORDS = 3
 #: Lines that are not prose: headings, list items, tables, quotes, HTML and comments (a
 #: definition's text, `: ...`, is prose).
 _NOT_PROSE = re.compile(r"^(#|[-*+]\s|\d+[.)]\s|\||>|<|!!!|\?\?\?|:::)")
-#: A Markdown link, inline (`[text](target)`) or by reference (`[text][]`, `[text][ref]`):
-#: its text is kept, its target left out (a url's words are not what the sentence says).
-_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _FENCE = re.compile(r"^(```|~~~)")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-#: A sentence ends at `.`, `!` or `?` followed by space and a capital, a code span or a link.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\[*_])")
 
 
 def section_lead(markdown: str) -> str:
@@ -38,7 +37,9 @@ def section_lead(markdown: str) -> str:
     none)."""
     for paragraph in _paragraphs(markdown):
         if len(_WORD.findall(paragraph)) >= MIN_WORDS:
-            return _SENTENCE_END.split(_LINK.sub(r"\1", paragraph), maxsplit=1)[0]
+            text = links_as_text(paragraph)
+            ends = sentence_ends(text)
+            return text[:ends[0]] if ends else text
     return ""
 
 

@@ -17,7 +17,10 @@
 `mdchunk.search.vectors` adds the chunks' vectors to the same file (`chunks_vec`, and the
 model's name in `meta`) when a build or `mdchunk embed` asks for them, and the vectors of the
 index's words (`terms_vec`, `mdchunk.search.vocabulary`; from schema version 4, an index of
-an older version has none and is searched without them).
+an older version has none and is searched without them); from schema version 6 each chunk's
+vector holds its heading beside its text, and a static model's token idf (`token_idf`,
+`mdchunk.search.token_weights`) weighs the question's tokens: an index embedded before has
+neither and is searched with the question embedded whole.
 
 Search ranks with `bm25(chunks_fts, *FTS_WEIGHTS)`: a word in the breadcrumb or the section's
 lead weighs 4 times, in the section or page title 3 and 2 times, a word in the body text; see
@@ -43,7 +46,7 @@ from mdchunk.outputs.leads import first_lead
 SQLITE_SUFFIXES: tuple[str, ...] = (".sqlite", ".sqlite3", ".db")
 
 #: Version of the SQLite layout (tables, columns, FTS columns); bumped when it changes.
-SQLITE_SCHEMA_VERSION = 5
+SQLITE_SCHEMA_VERSION = 6
 
 #: The native record's fields, in order; those in `JSON_COLUMNS` hold JSON text.
 COLUMNS: tuple[str, ...] = (

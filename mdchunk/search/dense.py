@@ -18,6 +18,7 @@ from pathlib import Path
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.sqlite import connect
 from mdchunk.search.embedders import Embedder, EmbedderError, cached_embedder
+from mdchunk.search.token_weights import weighted_question
 from mdchunk.search.vectors import META_KEY, StoredVectors, VectorError, read_vectors
 from mdchunk.search.vocabulary import single_threaded_dot
 
@@ -42,10 +43,11 @@ class DenseSide:
 
     def ranking(self, question: str, limit: int) -> list[tuple[int, float]]:
         """The `limit` chunks nearest to `question` as (rowid, cosine) pairs, best first;
-        none for a question the model has no word of."""
+        none for a question the model has no word of. The question's tokens are weighted by
+        their idf in the index where it holds them (`mdchunk.search.token_weights`)."""
         import numpy as np
 
-        query = self.embedder.embed([question])[0]
+        query = weighted_question(self.embedder, self.vectors.idf, question)
         if limit <= 0 or not query.any() or not len(self.vectors.rowids):
             return []
         scores = single_threaded_dot(self.vectors.matrix, query)

@@ -49,6 +49,16 @@ _PROBE = "mdchunk embeds the text of each chunk"
 """A text embedded when a model loads: its vector tells two models of one name apart."""
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class TokenModel:
+    """What a static model averages: the token ids of texts and each token's vector."""
+
+    ids: Callable[[list[str]], list[list[int]]]
+    """The token ids of each text, in order (no padding, no special tokens)."""
+    vectors: Matrix
+    """One row per token id."""
+
+
 class EmbedderError(MdChunkError):
     """An embedding model cannot be had: its library is missing, or it cannot be loaded."""
 
@@ -67,6 +77,10 @@ class Embedder:
     package, a local folder trained again) embeds again."""
     encode: Callable[[list[str]], Matrix]
     """The library's own call: one row per text, not normalized."""
+    tokens: TokenModel | None = None
+    """A static model's tokens and their vectors (None: a model that is no sum of token
+    vectors): a question is embedded with its tokens weighted by the index's idf
+    (`mdchunk.search.token_weights`)."""
 
     def embed(self, texts: Sequence[str], batch_size: int = BATCH_SIZE) -> Matrix:
         """The unit vectors of `texts` (float32, one row each, in their order; a text the model
@@ -153,17 +167,21 @@ def load_embedder(name: str) -> Embedder:
         rest = str(local.resolve())
         name = f"{kind}:{rest}"
     loaders: dict[str, Callable[[str], Callable[[list[str]], Matrix]]] = {
-        "wordllama": _wordllama, "model2vec": _model2vec,
+        "model2vec": _model2vec,
         "sentence-transformers": _sentence_transformers, "fastembed": _fastembed,
     }
-    encode = loaders[kind](rest)
+    tokens = None
+    if kind == "wordllama":
+        encode, tokens = _wordllama()
+    else:
+        encode = loaders[kind](rest)
     try:
         probe = unit_rows(encode([_PROBE]))
     except Exception as error:
         raise EmbedderError(f"embedding model {name!r} cannot embed a text: {error}") from error
     digest = hashlib.sha256(probe.round(4).tobytes()).hexdigest()[:16]
     return Embedder(name=name, dimension=int(probe.shape[1]), key=f"{name}@{digest}",
-                    encode=encode)
+                    encode=encode, tokens=tokens)
 
 
 def _library(module: str, kind: str) -> Any:
@@ -198,16 +216,23 @@ def _cannot_load(name: str, error: Exception, *, hub: bool) -> EmbedderError:
                          f"{first[0] if first else type(error).__name__}{where}")
 
 
-def _wordllama(_rest: str) -> Callable[[list[str]], Matrix]:
+def _wordllama() -> tuple[Callable[[list[str]], Matrix], TokenModel]:
     """WordLlama `l2_supercat`, 256 dimensions, from the weights in its own package (it looks
-    for its tokenizer beside them only when given its package folder as the cache)."""
+    for its tokenizer beside them only when given its package folder as the cache): its call,
+    and its tokens (it embeds a text as the mean of its tokens' vectors)."""
     wordllama = _library("wordllama", "wordllama")
     try:
         model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
                                          disable_download=True)
     except Exception as error:
         raise _cannot_load("wordllama", error, hub=False) from error
-    return lambda texts: model.embed(texts, norm=False, batch_size=len(texts) or 1)
+
+    def ids(texts: list[str]) -> list[list[int]]:
+        return [[token for token, kept in zip(found.ids, found.attention_mask, strict=True)
+                 if kept] for found in model.tokenize(texts)]
+
+    return (lambda texts: model.embed(texts, norm=False, batch_size=len(texts) or 1),
+            TokenModel(ids=ids, vectors=model.embedding))
 
 
 def _model2vec(name: str) -> Callable[[list[str]], Matrix]:

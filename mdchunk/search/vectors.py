@@ -4,17 +4,19 @@ rebuild embed only the chunks that changed.
 `embed_index` adds to a written `chunks.sqlite` (`mdchunk.outputs.sqlite`):
 
 - `chunks_vec`: one row per chunk: `rowid` (the chunk's rowid in `chunks`), `sha256` (of the
-  text embedded: the chunk's `embedText`, which the token budget covers) and `embedding`, the
-  unit vector as a BLOB of little-endian float32, the layout sqlite-vec reads
-  (`vec_distance_cosine(embedding, ?)`);
+  texts embedded: the chunk's `embedText`, which the token budget covers, and its heading, its
+  breadcrumb and its section's lead; `chunk_vector`) and `embedding`, the unit vector as a
+  BLOB of little-endian float32, the layout sqlite-vec reads (`vec_distance_cosine(embedding,
+  ?)`);
+- `token_idf`: the idf of a static model's tokens over the chunks (`mdchunk.search.token_weights`);
 - in `meta`: `embed_model` (the model's name, which a query embeds its question with),
   `embed_dimension` and `embed_model_key` (`Embedder.key`).
 
-It replaces the table in one transaction: a reader sees the vectors before or after, never a
-table half written. A chunk is embedded only when no vector of its text by the same model is at
-hand: in the index already (`mdchunk embed` run again), or in an `EmbedCache` (a SQLite file of
-vectors by model key and text sha256: the build's in its page cache folder, `mdchunk embed`'s in
-the user's cache folder).
+It replaces the tables in one transaction: a reader sees the vectors before or after, never a
+table half written. A chunk is embedded only when no vector of its texts by the same model is
+at hand: in the index already (`mdchunk embed` run again), or in an `EmbedCache` (a SQLite file
+of vectors by model key and text sha256, a chunk's text and its heading each by its own: the
+build's in its page cache folder, `mdchunk embed`'s in the user's cache folder).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdchunk.errors import MdChunkError
 from mdchunk.search.embedders import BATCH_SIZE, Embedder, load_embedder
+from mdchunk.search.token_weights import read_idf, token_idf, write_idf
 from mdchunk.search.vocabulary import TABLE as TERMS_TABLE
 from mdchunk.search.vocabulary import index_vocabulary, write_terms
 
@@ -75,6 +78,9 @@ class StoredVectors:
     rowids: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
     """One unit vector per row, in the order of `rowids`."""
+    idf: npt.NDArray[np.float32] | None = None
+    """The idf of the model's tokens over the chunks (`mdchunk.search.token_weights`; None:
+    not a static model, or an index embedded before it)."""
 
 
 def vector_blob(vector: Any) -> bytes:
@@ -175,9 +181,11 @@ class EmbedCache:
 
 def embed_index(sqlite_path: Path, model: Embedder | str, cache: EmbedCache | None = None, *,
                 prune_cache: bool = False, batch_size: int = BATCH_SIZE) -> EmbedCounts:
-    """Give every chunk of the index `sqlite_path` the vector of its `embedText` by `model`,
-    and every word of its vocabulary its vector (`mdchunk.search.vocabulary`), replacing the
-    index's vectors in one transaction; return what was embedded (of the chunks).
+    """Give every chunk of the index `sqlite_path` its vector by `model` (`chunk_vector`: its
+    `embedText` and its heading beside it), every word of its vocabulary its vector
+    (`mdchunk.search.vocabulary`) and each token of a static model its idf
+    (`mdchunk.search.token_weights`), replacing the index's vectors in one transaction;
+    return what was embedded (of the chunks).
 
     A text whose vector is in the index already (same model) or in `cache` is not embedded
     again; the vectors embedded go into `cache`. `prune_cache`: the cache keeps only the vectors
@@ -191,20 +199,24 @@ def embed_index(sqlite_path: Path, model: Embedder | str, cache: EmbedCache | No
     connection = _open_for_writing(sqlite_path)
     try:
         connection.execute("BEGIN IMMEDIATE")
-        texts = _chunk_texts(connection, sqlite_path)
+        chunks = _chunk_texts(connection, sqlite_path)
         words = index_vocabulary(connection)
-        digests = [text_digest(text) for _rowid, text in texts]
-        word_digests = [text_digest(word) for word in words]
+        pairs = [text_digest(f"{text}\0{head}") for _rowid, text, head in chunks]
         held = _vectors_in_index(connection, embedder)
-        held.update(cache.lookup(embedder.key, {*digests, *word_digests} - set(held))
-                    if cache else {})
-        new = _embed_missing(embedder, [*texts, *((0, word) for word in words)],
-                             [*digests, *word_digests], held, batch_size)
+        texts = list(dict.fromkeys(
+            [text for (_rowid, *both), pair in zip(chunks, pairs, strict=True)
+             if pair not in held for text in both] + words))
+        digests = [text_digest(text) for text in texts]
+        held.update(cache.lookup(embedder.key, set(digests) - set(held)) if cache else {})
+        new = _embed_missing(embedder, texts, digests, held, batch_size)
+        vector_of = {**held, **new}
         _replace_table(connection, embedder, [
-            (rowid, digest, new.get(digest) or held[digest])
-            for (rowid, _text), digest in zip(texts, digests, strict=True)])
-        write_terms(connection, {word: new.get(digest) or held[digest]
-                                 for word, digest in zip(words, word_digests, strict=True)})
+            (rowid, pair, held.get(pair) or chunk_vector(vector_of[text_digest(text)],
+                                                         vector_of[text_digest(head)]))
+            for (rowid, text, head), pair in zip(chunks, pairs, strict=True)])
+        write_terms(connection, {word: vector_of[text_digest(word)] for word in words})
+        write_idf(connection, token_idf(embedder.tokens, [text for _r, text, _h in chunks])
+                  if embedder.tokens else None)
         connection.execute("COMMIT")
     except BaseException as error:
         if connection.in_transaction:
@@ -215,9 +227,28 @@ def embed_index(sqlite_path: Path, model: Embedder | str, cache: EmbedCache | No
     finally:
         connection.close()
     if cache is not None:
-        cache.store(embedder.key, new, keep=[*digests, *word_digests] if prune_cache else None)
-    embedded = sum(1 for digest in digests if digest in new)
-    return EmbedCounts(embedder.name, len(texts), embedded, len(texts) - embedded)
+        cache.store(embedder.key, new, keep=_digests(chunks, words) if prune_cache else None)
+    embedded = sum(1 for _rowid, text, head in chunks
+                   if text_digest(text) in new or text_digest(head) in new)
+    return EmbedCounts(embedder.name, len(chunks), embedded, len(chunks) - embedded)
+
+
+def chunk_vector(text: bytes, head: bytes) -> bytes:
+    """A chunk's vector from the vectors of its `embedText` and of its heading (BLOBs of
+    `vector_blob`): the unit vector of their sum, so that the words that name the section
+    weigh as much as its whole text (a static model averages every token of a long chunk,
+    its parameter lists and examples, into a vector that its heading barely moves)."""
+    import numpy as np
+
+    both = blob_vector(text).astype(np.float64) + blob_vector(head)
+    norm = float(np.linalg.norm(both))
+    return vector_blob(both / norm if norm > 0 else both)
+
+
+def _digests(chunks: Sequence[tuple[int, str, str]], words: Sequence[str]) -> list[str]:
+    """The digests of every text embedded for an index: its chunks', headings' and words'."""
+    return [text_digest(text) for text in
+            dict.fromkeys([text for _rowid, *both in chunks for text in both] + list(words))]
 
 
 def _open_for_writing(path: Path) -> sqlite3.Connection:
@@ -229,15 +260,22 @@ def _open_for_writing(path: Path) -> sqlite3.Connection:
         raise VectorError(f"{path}: cannot be opened: {error}") from error
 
 
-def _chunk_texts(connection: sqlite3.Connection, path: Path) -> list[tuple[int, str]]:
-    """(rowid, embedText) of every chunk, in the index's order."""
+def _chunk_texts(connection: sqlite3.Connection, path: Path) -> list[tuple[int, str, str]]:
+    """(rowid, embedText, heading) of every chunk, in the index's order. The heading is the
+    chunk's breadcrumb and its section's lead (`mdchunk.outputs.leads`; an index written
+    before the leads has none): every chunk of an API entry says what the call does."""
     try:
         rows = connection.execute(
-            "SELECT rowid, COALESCE(embedText, originalText, '') FROM chunks ORDER BY rowid"
-        ).fetchall()
+            "SELECT rowid, COALESCE(embedText, originalText, ''), COALESCE(headerBreadcrumb, ''), "
+            "COALESCE(url, '') FROM chunks ORDER BY rowid").fetchall()
     except sqlite3.Error as error:
         raise VectorError(f"{path}: not a chunk index (chunks.sqlite): {error}") from error
-    return [(int(rowid), str(text)) for rowid, text in rows]
+    leads = dict(connection.execute(
+        "SELECT chunks.url, chunk_leads.lead FROM chunk_leads "
+        "JOIN chunks ON chunks.rowid = chunk_leads.rowid")) if _has_table(
+            connection, "chunk_leads") else {}
+    return [(int(rowid), str(text), f"{crumbs}. {leads[url]}" if leads.get(url) else str(crumbs))
+            for rowid, text, crumbs, url in rows]
 
 
 def _vectors_in_index(connection: sqlite3.Connection, embedder: Embedder) -> dict[str, bytes]:
@@ -260,10 +298,10 @@ def _has_table(connection: sqlite3.Connection, name: str = TABLE) -> bool:
                               (name,)).fetchone() is not None
 
 
-def _embed_missing(embedder: Embedder, texts: Sequence[tuple[int, str]], digests: Sequence[str],
+def _embed_missing(embedder: Embedder, texts: Sequence[str], digests: Sequence[str],
                    held: Mapping[str, bytes], batch_size: int) -> dict[str, bytes]:
     """The vectors of the texts that `held` lacks (each distinct text embedded once)."""
-    missing = {digest: text for (_rowid, text), digest in zip(texts, digests, strict=True)
+    missing = {digest: text for text, digest in zip(texts, digests, strict=True)
                if digest not in held}
     if not missing:
         return {}
@@ -307,4 +345,5 @@ def read_vectors(connection: sqlite3.Connection) -> StoredVectors | None:
     matrix = np.frombuffer(b"".join(blob for _rowid, blob in rows), dtype="<f4")
     return StoredVectors(model=model, dimension=size,
                          rowids=np.array([rowid for rowid, _blob in rows], dtype=np.int64),
-                         matrix=matrix.astype(np.float32).reshape(len(rows), size))
+                         matrix=matrix.astype(np.float32).reshape(len(rows), size),
+                         idf=read_idf(connection))
