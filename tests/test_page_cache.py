@@ -172,6 +172,46 @@ def test_other_code_under_the_same_version_reuses_nothing(tmp_path: Path) -> Non
     assert _build(config, env=env)[0] == 3
 
 
+@pytest.mark.parametrize("workers", [0, 1])
+def test_an_entry_gives_the_size_of_each_part_where_it_lies(tmp_path: Path, workers: int
+                                                            ) -> None:
+    """A built site's entries: the header gives the size of every part, and each part lies
+    where the sizes say (a part is read alone: the page Markdown the build wrote, each
+    format's records as the index holds them); the entry is exactly that long."""
+    config = _project(tmp_path, workers=workers, formats=["native", "flat"])
+    _build(config)
+    index = _index(tmp_path).splitlines(keepends=True)
+    for source, path in _entries(tmp_path).items():
+        data = path.read_bytes()
+        line, rest = data.split(b"\n", 1)
+        prints, markdown, inspector, blocks = json.loads(line)["sizes"]
+        assert json.loads(rest[:prints]) and rest[prints:prints + 1] == b"\n"
+        rest = rest[prints + 1:]
+        written = tmp_path / "site" / source.replace("index.md", "").removesuffix(".md")
+        assert rest[:markdown] == (written / "index.html.md").read_bytes()
+        rest = rest[markdown + 1:]
+        assert json.loads(rest[:inspector]) is None
+        rest = rest[inspector + 1:]
+        assert list(blocks) == ["native", "flat"] and len(rest) == sum(blocks.values())
+        native = rest[:blocks["native"]].splitlines(keepends=True)
+        assert native and all(line in index for line in native)
+
+
+def test_an_entry_shortened_inside_a_record_is_chunked_again(tmp_path: Path) -> None:
+    """An entry a byte short in the middle of a record (its lines all there) is a miss: the
+    page is chunked again, and the index is the one a whole entry gives."""
+    config = _project(tmp_path)
+    _build(config)
+    first = _index(tmp_path)
+    entry = _entries(tmp_path)["guide.md"]
+    whole = entry.read_bytes()
+    cut = whole.rindex(b'"', 0, len(whole) - 2)  # inside the last record
+    entry.write_bytes(whole[:cut] + whole[cut + 1:])
+    chunked, output = _build(config)
+    assert chunked == 1 and "cannot be used, its page is chunked again" in output
+    assert _index(tmp_path) == first and entry.read_bytes() == whole
+
+
 def test_a_corrupt_entry_is_chunked_again(tmp_path: Path) -> None:
     config = _project(tmp_path)
     _build(config)
