@@ -8,7 +8,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -125,16 +125,23 @@ def sweep_stale_temporaries(path: Path) -> list[Path]:
     folder being replaced); those whose process no longer exists were left by a killed writer.
     Those of live processes (a concurrent build) are kept. Returns what was removed.
     """
+    return sweep_folder(path.parent, {path.name})
+
+
+def sweep_folder(folder: Path, names: Container[str]) -> list[Path]:
+    """`sweep_stale_temporaries` of every file of `folder` named in `names`, in one read of the
+    folder (for a folder of many files written without a sweep each: `atomic_write`'s
+    `sweep`)."""
     removed: list[Path] = []
-    prefix = f".{path.name}."
     try:
-        candidates = [entry for entry in os.scandir(path.parent)
-                      if entry.name.startswith(prefix) and entry.name.endswith((".tmp", ".old"))]
+        candidates = [entry for entry in os.scandir(folder) if entry.name.startswith(".")
+                      and entry.name.endswith((".tmp", ".old"))]
     except OSError:
         return removed
     for entry in candidates:
-        pid = entry.name[len(prefix):].split(".", 1)[0]
-        if not pid.isdigit() or _process_alive(int(pid)):
+        name = entry.name[1:-4].rpartition(".")[0]  # (the random part left out)
+        name, _, pid = name.rpartition(".")
+        if name not in names or not pid.isdigit() or _process_alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             if entry.is_dir(follow_symlinks=False):
