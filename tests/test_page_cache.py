@@ -197,6 +197,23 @@ def test_an_entry_gives_the_size_of_each_part_where_it_lies(tmp_path: Path, work
         assert native and all(line in index for line in native)
 
 
+def test_two_site_folders_sharing_the_cache_keep_each_others_entries(tmp_path: Path) -> None:
+    """A build prunes the entries no pointer names, those of another site folder's pages
+    kept: each site's next build chunks nothing, and an edited page is the only one chunked."""
+    one = _project(tmp_path)
+    other = _config(tmp_path, "other.yml", "site-other", workers=0)
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nQuestions.\n", encoding="utf-8")
+    assert _build(other)[0] == 3
+    (tmp_path / "docs" / "faq.md").write_text(PAGES["faq.md"], encoding="utf-8")
+    assert _build(one)[0] == 1  # faq.md differs; the others are the other site's entries
+    entries = len([path for path in (tmp_path / ".cache" / "mdchunk").glob("*.json")
+                   if path.name != MARKS_FILE])
+    assert entries == 4
+    assert _build(one)[0] == 0
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nQuestions.\n", encoding="utf-8")
+    assert _build(other)[0] == 0  # its faq.md entry outlived the first site's prunes
+
+
 def test_an_entry_shortened_inside_a_record_is_chunked_again(tmp_path: Path) -> None:
     """An entry a byte short in the middle of a record (its lines all there) is a miss: the
     page is chunked again, and the index is the one a whole entry gives."""

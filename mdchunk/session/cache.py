@@ -260,8 +260,9 @@ class PageCache:
         """Whether this object read or wrote the entry of `page_key` (no disk access)."""
         return page_key in self._known
 
-    def prune(self, keep: Iterable[str]) -> int:
-        """Remove the entries of every page key neither in `keep` nor named by a pointer; return
+    def prune(self, keep: Iterable[str], *, named: Iterable[str] | None = None) -> int:
+        """Remove the entries of every page key neither in `keep` nor named by a pointer
+        (`named`: the keys the pointers name, where the caller has just read them all); return
         how many were removed.
 
         Only files named as entries are removed (never anything else in the folder), and the
@@ -269,8 +270,9 @@ class PageCache:
         """
         if not self.enabled:
             return 0
-        keep = set(keep) | {listed.key for _, _, listed in self._pointers()
-                            if listed.key is not None}
+        if named is None:
+            named = [listed.key for _, _, listed in self._pointers() if listed.key is not None]
+        keep = set(keep) | set(named)
         names = {self.path(key).name for key in keep}
         try:
             entries = list(os.scandir(self.folder))
@@ -318,18 +320,26 @@ class PageCache:
         except OSError as error:
             self._disable(error)
 
-    def write_manifest(self, site: Path, pages: Mapping[str, PagePointer]) -> None:
+    def write_manifest(self, site: Path, pages: Mapping[str, PagePointer]) -> set[str]:
         """Make the pointers of the site folder `site` name exactly `pages` (source path ->
-        `PagePointer`): those of other pages of that site are removed."""
+        `PagePointer`): those of other pages of that site are removed. Returns the page keys
+        every pointer then names, those of other site folders too (for `prune`)."""
         if not self.enabled:
-            return
-        known = self.manifest(site)
+            return set()
+        wanted, known = self._site(site), {}
+        named = {listed.key for listed in pages.values() if listed.key is not None}
+        for written_for, source, listed in self._pointers():
+            if written_for == wanted:
+                known[source] = listed
+            elif listed.key is not None:
+                named.add(listed.key)
         for source, listed in pages.items():
             if known.get(source) != listed:
                 self.point(site, source, listed)
         for source in known.keys() - pages.keys():
             with contextlib.suppress(OSError):
                 self._pointer_path(site, source).unlink()
+        return named
 
     def _pointer_path(self, site: Path, source: str) -> Path:
         name = json.dumps([self._site(site), source])
