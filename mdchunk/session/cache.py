@@ -193,17 +193,17 @@ class PageCache:
         prints = dumps(page.prints).encode("utf-8", "replace")
         markdown = page.markdown.encode("utf-8", "surrogatepass")
         inspector = dumps(page.inspector).encode("utf-8", "replace")
-        blocks = {name: "".join([f"{record}\n" for record in records]).encode("utf-8", "replace")
+        blocks = {name: "\n".join(records).encode("utf-8", "replace") + b"\n" * bool(records)
                   for name, records in page.records.items()}
         header = {"version": __version__, "settings": self.settings, "key": page_key,
                   "page": {name: getattr(page, name) for name in _SUMMARY},
                   "sizes": [len(prints), len(markdown), len(inspector),
                             {name: len(block) for name, block in blocks.items()}]}
-        data = b"".join([dumps(header).encode("utf-8", "replace"), b"\n", prints, b"\n",
-                         markdown, b"\n", inspector, b"\n", *blocks.values()])
+        parts = [dumps(header).encode("utf-8", "replace"), b"\n", prints, b"\n", markdown,
+                 b"\n", inspector, b"\n", *blocks.values()]
 
         def write(handle: IO[bytes]) -> None:
-            handle.write(data)
+            handle.writelines(parts)
 
         try:
             atomic_write(self.path(page_key), write, durable=False, sweep=False)
