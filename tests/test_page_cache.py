@@ -607,21 +607,26 @@ def test_an_entry_lost_before_the_index_is_written_fails_the_build_naming_it(
 
 def test_a_fully_cached_build_starts_no_process(tmp_path: Path) -> None:
     """With every page in the cache, the build starts no worker (no tokenizer is loaded) and
-    not even multiprocessing's resource tracker; the first build does start them."""
+    not even multiprocessing's resource tracker, nor loads multiprocessing, lxml or the
+    chunking; the first build does start them."""
     config = _project(tmp_path, workers=1)
     (tmp_path / "hook.py").write_text(
-        "import os\nfrom pathlib import Path\nfrom mkdocs.plugins import event_priority\n\n\n"
-        "@event_priority(-200)\ndef on_post_build(config):\n"
+        "import os, sys\nfrom pathlib import Path\nfrom mkdocs.plugins import event_priority\n"
+        "\n\n@event_priority(-200)\ndef on_post_build(config):\n"
         "    tasks = Path(f'/proc/{os.getpid()}/task').iterdir()\n"
         "    children = [c for t in tasks for c in (t / 'children').read_text().split()]\n"
-        "    print(f'children: {len(children)}')\n")
+        "    print(f'children: {len(children)}')\n"
+        "    loaded = [name for name in ('multiprocessing', 'lxml', 'mdchunk.chunking.chunker')\n"
+        "              if name in sys.modules]\n"
+        "    print(f'loaded: {loaded}')\n")
     with config.open("a") as handle:
         handle.write("hooks: [hook.py]\n")
     if not Path(f"/proc/{os.getpid()}/task").is_dir():
         pytest.skip("needs /proc")
     first, again = _build(config)[1], _build(config)[1]
     assert "children: 0" not in first and "children: " in first
-    assert "children: 0" in again, again
+    assert "loaded: ['multiprocessing']" in first, first
+    assert "children: 0" in again and "loaded: []" in again, again
 
 
 def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,
