@@ -20,6 +20,16 @@ intersphinx is turned off in both builds, which would otherwise reach the networ
 Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
 all processes together (summed PSS: the pages they share are counted once).
 
+mdchunk's own modules are compiled to bytecode first, as installing a wheel does: MkDocs' and
+Sphinx's modules load from the bytecode their install wrote, and a checkout run with
+`PYTHONDONTWRITEBYTECODE` set would otherwise compile mdchunk's sources again in every build
+process and every worker (about 30 ms of CPU in each).
+
+With `--cpu`, each MkDocs build runs under a small wrapper that, at the build's exit, notes
+the CPU seconds of the build's own process and of the child processes it waited for (mdchunk's
+worker; not multiprocessing's resource tracker, which outlives it), and a row of their medians
+follows each comparison (the same wrapper runs on both sides).
+
 Then it times the chunking step alone on one core (rendered HTML to final records with exact
 token counts, tokenizer loaded, no cache) and prints its throughput in MB of source Markdown
 per second (total chunking CPU, `time.process_time`), with each token counter installed
@@ -29,7 +39,9 @@ per second (total chunking CPU, `time.process_time`), with each token counter in
 from __future__ import annotations
 
 import argparse
+import compileall
 import contextlib
+import json
 import os
 import shlex
 import shutil
@@ -53,30 +65,97 @@ INDEX_ALONE = {"llms_txt": False, "llms_full": False, "llms_directive": False,
 """mdchunk's options for a build that writes the chunk index and the page Markdown alone."""
 
 
+def compile_bytecode() -> list[str]:
+    """Compile mdchunk's packages to bytecode (written even under `PYTHONDONTWRITEBYTECODE`,
+    which only stops the interpreter from writing it while it imports); return their names."""
+    import mdchunk
+    import mkdocs_mdchunk
+    import sphinx_mdchunk
+
+    packages = (mdchunk, mkdocs_mdchunk, sphinx_mdchunk)
+    for package in packages:
+        for folder in package.__path__:
+            compileall.compile_dir(folder, quiet=1)
+    return [package.__name__ for package in packages]
+
+
+CPU_PROBE = """\
+import atexit, json, resource, sys
+from mkdocs.__main__ import cli
+
+notes = sys.argv.pop(1)
+
+def note():
+    own, children = (resource.getrusage(who)
+                     for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    with open(notes, "a", encoding="utf-8") as out:
+        out.write(json.dumps([own.ru_utime + own.ru_stime,
+                              children.ru_utime + children.ru_stime]) + "\\n")
+
+atexit.register(note)
+cli()
+"""
+"""`--cpu`'s wrapper of `mkdocs` (`python wrapper.py NOTES build ...`): the CPU seconds of the
+build's process and of its waited-for children, a JSON line appended to the file NOTES."""
+
+
+class Builds:
+    """The shell commands that run `mkdocs build` on each side of a comparison, through the
+    `--cpu` wrapper (`CPU_PROBE`) when `probe` names its file."""
+
+    def __init__(self, folder: Path, probe: Path | None) -> None:
+        self.folder = folder
+        self.probe = probe
+
+    def command(self, side: str) -> str:
+        """`mkdocs build -q -f` for the side `without` or `with` (its config follows)."""
+        python = shlex.quote(sys.executable)
+        if self.probe is None:
+            return f"{python} -m mkdocs build -q -f"
+        notes = shlex.quote(str(self.folder / f"cpu-{side}.jsonl"))
+        return f"{python} {shlex.quote(str(self.probe))} {notes} build -q -f"
+
+    def cpu_row(self, label: str) -> list[str]:
+        """The medians of the CPU the wrapper noted since the last call (warm-ups left out),
+        as a line under the comparison's row; none without `--cpu`."""
+        if self.probe is None:
+            return []
+        cells = []
+        for side in ("without", "with"):
+            path = self.folder / f"cpu-{side}.jsonl"
+            noted = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+            path.unlink()
+            cells.append(f"{side}: build process {statistics.median(n[0] for n in noted):.3f} s,"
+                         f" children {statistics.median(n[1] for n in noted):.3f} s")
+        return [f"CPU ({label}, medians): " + "; ".join(cells)]
+
+
 def timed_build(config: Path) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one `mkdocs build` in a fresh process."""
     measured = run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)])
     return measured.seconds, measured.main_kib
 
 
-def mkdocs_comparisons(folder: Path, theme: str, runs: int) -> dict[str, Comparison]:
+def mkdocs_comparisons(folder: Path, theme: str, runs: int, builds: Builds
+                       ) -> Iterator[tuple[str, Comparison]]:
     """The build without mdchunk against a first build with it (its page cache emptied before
     each run) and against a rebuild of the unchanged site (the page cache filled)."""
     base = nodejs_site(folder / "without", theme=theme, plugins=["search"])
     with_ = nodejs_site(folder / "with", theme=theme)
     assert base is not None and with_ is not None
-    build = f"{shlex.quote(sys.executable)} -m mkdocs build -q -f"
     empty_cache = f"rm -rf {shlex.quote(str(with_.parent / '.cache'))}"
     # Both sides run under the same shell, so the shell's own cost cancels out.
-    without = ["sh", "-c", f"true && exec {build} {shlex.quote(str(base))}"]
-    first = ["sh", "-c", f"{empty_cache} && exec {build} {shlex.quote(str(with_))}"]
-    again = ["sh", "-c", f"true && exec {build} {shlex.quote(str(with_))}"]
-    return {"first build": compare(without, first, runs=runs),
-            "unchanged site, page cache filled": compare(without, again, runs=runs)}
+    without = ["sh", "-c", f"true && exec {builds.command('without')} {shlex.quote(str(base))}"]
+    first = ["sh", "-c", f"{empty_cache} && exec {builds.command('with')} "
+                         f"{shlex.quote(str(with_))}"]
+    again = ["sh", "-c", f"true && exec {builds.command('with')} {shlex.quote(str(with_))}"]
+    yield "first build", compare(without, first, runs=runs)
+    yield "unchanged site, page cache filled", compare(without, again, runs=runs)
 
 
-def first_build_comparison(folder: Path, runs: int, *, settings: dict[str, Any] | None = None,
-                           environment: str = "true", pages: int | None = None) -> Comparison:
+def first_build_comparison(folder: Path, runs: int, builds: Builds, *,
+                           settings: dict[str, Any] | None = None, environment: str = "true",
+                           pages: int | None = None) -> Comparison:
     """The build without mdchunk against a first build with mdchunk's `settings`, run after
     the shell command `environment` (which may export variables); `pages`: only the first this
     many pages of the corpus."""
@@ -84,11 +163,11 @@ def first_build_comparison(folder: Path, runs: int, *, settings: dict[str, Any] 
     with_ = nodejs_site(folder / "with", plugins=["search", {"mdchunk": settings or {}}],
                         pages=pages)
     assert base is not None and with_ is not None
-    build = f"{shlex.quote(sys.executable)} -m mkdocs build -q -f"
     empty_cache = f"rm -rf {shlex.quote(str(with_.parent / '.cache'))}"
-    return compare(["sh", "-c", f"{environment} && exec {build} {shlex.quote(str(base))}"],
-                   ["sh", "-c", f"{environment} && {empty_cache} && exec {build} "
-                                f"{shlex.quote(str(with_))}"],
+    return compare(["sh", "-c", f"{environment} && exec {builds.command('without')} "
+                                f"{shlex.quote(str(base))}"],
+                   ["sh", "-c", f"{environment} && {empty_cache} && exec "
+                                f"{builds.command('with')} {shlex.quote(str(with_))}"],
                    runs=runs)
 
 
@@ -164,51 +243,26 @@ def main() -> None:
                         "release, for the engine sphinx-docs")
     parser.add_argument("--theme", choices=["mkdocs", "material"],
                         help="the same as --engine mkdocs or --engine material")
+    parser.add_argument("--cpu", action="store_true", help="also the CPU seconds of each "
+                        "MkDocs build's own process and of its children")
     args = parser.parse_args()
     engines = [args.theme] if args.theme else args.engine
     if not any(NODEJS_API.glob("*.md")):
         print(f"skipped: the Node.js API docs are not installed at {NODEJS_API}")
         return
     print(f"machine: {machine()}")
+    print(f"bytecode compiled: {', '.join(compile_bytecode())}")
     print(f"Node.js API docs; {args.runs} runs of each build, in turn after one warm-up each; "
           "medians (ratios: median of the pairwise ratios)\n")
     print("\n".join(TABLE_HEADER), flush=True)
     with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / "mkdocs_cpu.py" if args.cpu else None
+        if probe is not None:
+            probe.write_text(CPU_PROBE, encoding="utf-8")
         for engine in engines:
-            place = Path(folder) / engine
-            if engine in ("mkdocs", "material"):
-                name = f"MkDocs, {'default theme' if engine == 'mkdocs' else 'Material'}"
-                for case, comparison in mkdocs_comparisons(place, engine, args.runs).items():
-                    print("\n".join(comparison.rows(f"{name}: {case}")), flush=True)
-            elif engine == "mkdocs-inline":
-                comparison = first_build_comparison(place, args.runs, settings={"workers": 0})
-                print("\n".join(comparison.rows("MkDocs, default theme: first build, "
-                                                "workers: 0")), flush=True)
-            elif engine == "mkdocs-index":
-                comparison = first_build_comparison(place, args.runs, settings=INDEX_ALONE)
-                print("\n".join(comparison.rows("MkDocs, default theme: first build, the "
-                                                "index alone")), flush=True)
-            elif engine == "mkdocs-small":
-                comparison = first_build_comparison(place, args.runs, pages=18)
-                print("\n".join(comparison.rows("MkDocs, default theme: first build of 19 "
-                                                "pages")), flush=True)
-            elif engine == "sphinx-docs":
-                if args.sphinx_docs is None or not (args.sphinx_docs / "conf.py").is_file():
-                    print("skipped sphinx-docs: --sphinx-docs names no Sphinx doc/ folder")
-                    continue
-                comparison = sphinx_docs_comparison(place, args.sphinx_docs, args.runs)
-                print("\n".join(comparison.rows("Sphinx's own docs, -j 1: clean build (-E)")),
-                      flush=True)
-            elif engine == "mkdocs-tiktoken":
-                comparison = first_build_comparison(
-                    place, args.runs, environment="export MDCHUNK_TOKENIZER=tiktoken")
-                print("\n".join(comparison.rows("MkDocs, default theme: first build, "
-                                                "counted by tiktoken")), flush=True)
-            else:
-                jobs = 2 if engine == "sphinx-j2" else 1
-                comparison = sphinx_comparison(place, jobs, args.runs)
-                print("\n".join(comparison.rows(f"Sphinx (MyST), -j {jobs}: clean build (-E)")),
-                      flush=True)
+            builds = Builds(Path(folder), probe)
+            for line in engine_rows(engine, Path(folder) / engine, args, builds):
+                print(line, flush=True)
         site = nodejs_site(Path(folder) / "throughput", plugins=["search"])
         assert site is not None
         run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(site)])
@@ -220,6 +274,43 @@ def main() -> None:
         print(f"\nchunking alone, one core, counted by {counter}: {len(pages)} pages, {chunks} "
               f"chunks in {seconds:.2f} s CPU: {source_bytes / seconds / 1e6:.2f} MB/s of source "
               "Markdown")
+
+
+FIRST_BUILDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "mkdocs-inline": ("first build, workers: 0", {"settings": {"workers": 0}}),
+    "mkdocs-index": ("first build, the index alone", {"settings": INDEX_ALONE}),
+    "mkdocs-small": ("first build of 19 pages", {"pages": 18}),
+    "mkdocs-tiktoken": ("first build, counted by tiktoken",
+                        {"environment": "export MDCHUNK_TOKENIZER=tiktoken"}),
+}
+"""The engines that compare one first build of the default theme: their label and the
+arguments of `first_build_comparison`."""
+
+
+def engine_rows(engine: str, place: Path, args: argparse.Namespace, builds: Builds
+                ) -> Iterator[str]:
+    """The table rows of `engine`'s comparisons, each as it is measured (with `--cpu`, the
+    CPU line of each MkDocs comparison after its row)."""
+    if engine in ("mkdocs", "material"):
+        name = f"MkDocs, {'default theme' if engine == 'mkdocs' else 'Material'}"
+        for case, comparison in mkdocs_comparisons(place, engine, args.runs, builds):
+            yield from comparison.rows(f"{name}: {case}")
+            yield from builds.cpu_row(case)
+    elif engine in FIRST_BUILDS:
+        label, options = FIRST_BUILDS[engine]
+        comparison = first_build_comparison(place, args.runs, builds, **options)
+        yield from comparison.rows(f"MkDocs, default theme: {label}")
+        yield from builds.cpu_row(label)
+    elif engine == "sphinx-docs":
+        if args.sphinx_docs is None or not (args.sphinx_docs / "conf.py").is_file():
+            yield "skipped sphinx-docs: --sphinx-docs names no Sphinx doc/ folder"
+            return
+        comparison = sphinx_docs_comparison(place, args.sphinx_docs, args.runs)
+        yield from comparison.rows("Sphinx's own docs, -j 1: clean build (-E)")
+    else:
+        jobs = 2 if engine == "sphinx-j2" else 1
+        yield from sphinx_comparison(place, jobs, args.runs).rows(
+            f"Sphinx (MyST), -j {jobs}: clean build (-E)")
 
 
 def token_counters() -> list[str]:

@@ -4,9 +4,12 @@ and llms-full files within their token budget."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 import urllib.parse
 from pathlib import Path
@@ -276,6 +279,27 @@ def test_a_rebuild_from_the_page_cache_writes_the_same_files(make_site: Any) -> 
     assert {path: path.read_bytes() for path in site.rglob("*")
             if path.suffix in (".md", ".txt")} == first
     assert "- [A](https://example.org/a.md): About a. (" in llms_text(site)
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_build_sweeps_what_killed_writers_of_twins_left(make_site: Any, tmp_path: Path,
+                                                          workers: int) -> None:
+    """Twins are written without a sweep each (many share a folder): the build sweeps their
+    folders once, removing the temporary files of killed writers (MkDocs' clean keeps dot
+    files), and keeping those of live ones and of files mdchunk does not write."""
+    pages = {"index.md": "# Home\n\nWelcome.\n", "a.md": "# A\n\nText of a.\n",
+             "sub/b.md": "# B\n\nText of b.\n"}
+    site = make_site(pages, plugin={"workers": workers})
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = [site / f".a.md.{dead}.x1.tmp", site / "sub" / f".b.md.{dead}.x2.tmp",
+             site / f".index.md.{dead}.x3.tmp"]
+    kept = [site / f".a.md.{os.getppid()}.x4.tmp", site / f".notes.md.{dead}.x5.tmp"]
+    for path in stale + kept:
+        path.write_text("partial")
+    site = make_site(pages, plugin={"workers": workers})
+    assert [path.exists() for path in stale + kept] == [False] * len(stale) + [True] * len(kept)
+    assert (site / "sub" / "b.md").read_text().endswith("Text of b.\n")
 
 
 def test_agent_outputs_can_be_turned_off(make_site: Any) -> None:

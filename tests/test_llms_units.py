@@ -3,6 +3,8 @@ folders as a navigation, llms-full budgets, twin paths, and token counts that ad
 
 from __future__ import annotations
 
+import posixpath
+
 import markdown as md
 import pytest
 from hypothesis import given, settings
@@ -22,6 +24,7 @@ from mdchunk.outputs.twins import (
     page_block,
     page_directive,
     page_markdown_path,
+    relative_path,
     twin_path,
     with_directive,
 )
@@ -255,3 +258,17 @@ def test_a_directive_put_twice_is_put_once_and_taken_out_whole(parts: list[str],
         head_end = page.lower().find("</head")
         has_head = -1 < head_end < page.lower().find("<body")
         assert marked.count(directive.alternate) == (1 if has_head else 0)
+
+
+_SEGMENTS = st.sampled_from(["a", "b", "guide", "..", ".", "", "x y", "llms.txt", "a.md",
+                             "index.html"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_SEGMENTS, min_size=1, max_size=5), st.lists(_SEGMENTS, max_size=5))
+def test_relative_path_is_relpath_without_the_working_folder(target: list[str],
+                                                             base: list[str]) -> None:
+    """The links of the directive and `<link>`: the same path as `posixpath.relpath` for any
+    two paths relative to the site root, those that climb out of it included."""
+    path, start = "/".join(target) or ".", "/".join(base)
+    assert relative_path(path, start) == posixpath.relpath(path, start or ".")

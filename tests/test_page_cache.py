@@ -172,6 +172,63 @@ def test_other_code_under_the_same_version_reuses_nothing(tmp_path: Path) -> Non
     assert _build(config, env=env)[0] == 3
 
 
+@pytest.mark.parametrize("workers", [0, 1])
+def test_an_entry_gives_the_size_of_each_part_where_it_lies(tmp_path: Path, workers: int
+                                                            ) -> None:
+    """A built site's entries: the header gives the size of every part, and each part lies
+    where the sizes say (a part is read alone: the page Markdown the build wrote, each
+    format's records as the index holds them); the entry is exactly that long."""
+    config = _project(tmp_path, workers=workers, formats=["native", "flat"])
+    _build(config)
+    index = _index(tmp_path).splitlines(keepends=True)
+    for source, path in _entries(tmp_path).items():
+        data = path.read_bytes()
+        line, rest = data.split(b"\n", 1)
+        prints, markdown, inspector, blocks = json.loads(line)["sizes"]
+        assert json.loads(rest[:prints]) and rest[prints:prints + 1] == b"\n"
+        rest = rest[prints + 1:]
+        written = tmp_path / "site" / source.replace("index.md", "").removesuffix(".md")
+        assert rest[:markdown] == (written / "index.html.md").read_bytes()
+        rest = rest[markdown + 1:]
+        assert json.loads(rest[:inspector]) is None
+        rest = rest[inspector + 1:]
+        assert list(blocks) == ["native", "flat"] and len(rest) == sum(blocks.values())
+        native = rest[:blocks["native"]].splitlines(keepends=True)
+        assert native and all(line in index for line in native)
+
+
+def test_two_site_folders_sharing_the_cache_keep_each_others_entries(tmp_path: Path) -> None:
+    """A build prunes the entries no pointer names, those of another site folder's pages
+    kept: each site's next build chunks nothing, and an edited page is the only one chunked."""
+    one = _project(tmp_path)
+    other = _config(tmp_path, "other.yml", "site-other", workers=0)
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nQuestions.\n", encoding="utf-8")
+    assert _build(other)[0] == 3
+    (tmp_path / "docs" / "faq.md").write_text(PAGES["faq.md"], encoding="utf-8")
+    assert _build(one)[0] == 1  # faq.md differs; the others are the other site's entries
+    entries = len([path for path in (tmp_path / ".cache" / "mdchunk").glob("*.json")
+                   if path.name != MARKS_FILE])
+    assert entries == 4
+    assert _build(one)[0] == 0
+    (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nQuestions.\n", encoding="utf-8")
+    assert _build(other)[0] == 0  # its faq.md entry outlived the first site's prunes
+
+
+def test_an_entry_shortened_inside_a_record_is_chunked_again(tmp_path: Path) -> None:
+    """An entry a byte short in the middle of a record (its lines all there) is a miss: the
+    page is chunked again, and the index is the one a whole entry gives."""
+    config = _project(tmp_path)
+    _build(config)
+    first = _index(tmp_path)
+    entry = _entries(tmp_path)["guide.md"]
+    whole = entry.read_bytes()
+    cut = whole.rindex(b'"', 0, len(whole) - 2)  # inside the last record
+    entry.write_bytes(whole[:cut] + whole[cut + 1:])
+    chunked, output = _build(config)
+    assert chunked == 1 and "cannot be used, its page is chunked again" in output
+    assert _index(tmp_path) == first and entry.read_bytes() == whole
+
+
 def test_a_corrupt_entry_is_chunked_again(tmp_path: Path) -> None:
     config = _project(tmp_path)
     _build(config)
@@ -550,21 +607,26 @@ def test_an_entry_lost_before_the_index_is_written_fails_the_build_naming_it(
 
 def test_a_fully_cached_build_starts_no_process(tmp_path: Path) -> None:
     """With every page in the cache, the build starts no worker (no tokenizer is loaded) and
-    not even multiprocessing's resource tracker; the first build does start them."""
+    not even multiprocessing's resource tracker, nor loads multiprocessing, lxml or the
+    chunking; the first build does start them."""
     config = _project(tmp_path, workers=1)
     (tmp_path / "hook.py").write_text(
-        "import os\nfrom pathlib import Path\nfrom mkdocs.plugins import event_priority\n\n\n"
-        "@event_priority(-200)\ndef on_post_build(config):\n"
+        "import os, sys\nfrom pathlib import Path\nfrom mkdocs.plugins import event_priority\n"
+        "\n\n@event_priority(-200)\ndef on_post_build(config):\n"
         "    tasks = Path(f'/proc/{os.getpid()}/task').iterdir()\n"
         "    children = [c for t in tasks for c in (t / 'children').read_text().split()]\n"
-        "    print(f'children: {len(children)}')\n")
+        "    print(f'children: {len(children)}')\n"
+        "    loaded = [name for name in ('multiprocessing', 'lxml', 'mdchunk.chunking.chunker')\n"
+        "              if name in sys.modules]\n"
+        "    print(f'loaded: {loaded}')\n")
     with config.open("a") as handle:
         handle.write("hooks: [hook.py]\n")
     if not Path(f"/proc/{os.getpid()}/task").is_dir():
         pytest.skip("needs /proc")
     first, again = _build(config)[1], _build(config)[1]
     assert "children: 0" not in first and "children: " in first
-    assert "children: 0" in again, again
+    assert "loaded: ['multiprocessing']" in first, first
+    assert "children: 0" in again and "loaded: []" in again, again
 
 
 def test_manifest_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture,

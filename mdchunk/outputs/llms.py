@@ -46,6 +46,7 @@ from mdchunk.outputs.twins import (
     note_line,
     page_block,
     page_directive,
+    sweep_twins,
     twin_path,
     twin_text,
     write_twin,
@@ -130,6 +131,7 @@ def write_agent_outputs(site_dir: Path, pages: Sequence[ListedPage], outline: Si
     for _ in blocks:  # the twins that llms-full did not ask for
         pass
     _write_empty_twins(site_dir, pages, site_url, directive=options.directive)
+    sweep_twins(site_dir, [page.url for page in pages if page.indexed])
     _mark_html_pages(site_dir, pages, directive=options.directive)
     languages = language_lines(outline.languages or built_languages(site_dir), site_url)
     write_text(site_dir / LLMS_TXT, render_llms_txt(name, summary, info, sections, languages),

@@ -28,9 +28,10 @@ import html
 import posixpath
 import re
 import urllib.parse
+from collections.abc import Iterable
 from pathlib import Path
 
-from mdchunk.outputs.writers import atomic_write, write_text
+from mdchunk.outputs.writers import atomic_write, sweep_folder, write_text
 
 LLMS_TXT = "llms.txt"
 DIRECTIVE_CLASS = "mdchunk-llms"
@@ -127,10 +128,22 @@ def twin_text(markdown: str, title: str, url: str, site_url: str, *, directive: 
 
 
 def write_twin(site_dir: Path, url: str, text: str) -> Path:
-    """Write a page's Markdown twin (not flushed: it is derived from the site)."""
+    """Write a page's Markdown twin (not flushed: it is derived from the site; the folders of
+    twins are swept once a build, `sweep_twins`, not at each twin)."""
     path = site_dir / twin_path(url)
-    write_text(path, text, durable=False)
+    write_text(path, text, durable=False, sweep=False)
     return path
+
+
+def sweep_twins(site_dir: Path, urls: Iterable[str]) -> None:
+    """Remove what writers of the twins of the pages at `urls` left when they were killed
+    (`sweep_folder`), one read of each folder that holds twins: many twins share a folder."""
+    folders: dict[str, set[str]] = {}
+    for url in urls:
+        folder, _, name = twin_path(url).rpartition("/")
+        folders.setdefault(folder, set()).add(name)
+    for folder, names in folders.items():
+        sweep_folder(site_dir / folder, names)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -204,6 +217,22 @@ def with_directive(page: str, directive: Directive | None) -> str | None:
 def _relative(target: str, url: str) -> str:
     """`target` (relative to the site root) as a link from the page at `url`; it always holds
     a `/` (`./llms.txt`), which is how checkers tell a link to a file from prose."""
-    base = posixpath.dirname(html_path(url))
-    link = posixpath.relpath(target, base or ".")
+    link = relative_path(target, posixpath.dirname(html_path(url)))
     return quote_url(link if "/" in link else f"./{link}")
+
+
+def relative_path(target: str, base: str) -> str:
+    """`posixpath.relpath(target, base or ".")` of two paths relative to the site root, without
+    the working folder that `relpath` asks the system for twice (a build links every page to
+    `llms.txt` and its twin); paths that climb out of the root (`..`) go to `relpath`."""
+    target, base = posixpath.normpath(target), posixpath.normpath(base or ".")
+    if target.startswith(("/", "..")) or base.startswith(("/", "..")):
+        return posixpath.relpath(target, base)
+    to = target.split("/") if target != "." else []
+    start = base.split("/") if base != "." else []
+    common = 0
+    for mine, theirs in zip(to, start, strict=False):
+        if mine != theirs:
+            break
+        common += 1
+    return "/".join([".."] * (len(start) - common) + to[common:]) or "."

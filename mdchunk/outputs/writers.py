@@ -8,7 +8,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,24 +31,43 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], object], *, durable: b
     folder's owner sweeps it as a whole (a folder of many files, each written once: a sweep at
     each write would read the folder each time).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     if sweep:
         sweep_stale_temporaries(path)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed or removed
-        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", delete=False
-    )
+    temporary, handle = _temporary_beside(path)
     try:
         with handle:
             write(handle)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o644)
-        os.replace(handle.name, path)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(handle.name)
+            os.unlink(temporary)
         raise
+
+
+def _temporary_beside(path: Path) -> tuple[str, IO[bytes]]:
+    """A new temporary file beside `path`, open for writing, named as `sweep_stale_temporaries`
+    finds it (`.{name}.{pid}.{random}.tmp`); the folder is made when it is missing.
+
+    One `open` where the folder is there (a build writes many files into folders that exist):
+    the folder is made only when the open says it is missing."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(
+        os, "O_BINARY", 0)
+    prefix = os.path.join(path.parent, f".{path.name}.{os.getpid()}.")
+    for _ in range(100):
+        temporary = f"{prefix}{os.urandom(5).hex()}.tmp"
+        try:
+            descriptor = os.open(temporary, flags, 0o600)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            continue
+        except FileExistsError:
+            continue
+        return temporary, os.fdopen(descriptor, "w+b")
+    raise FileExistsError(f"no free name for a temporary file beside {path}")
 
 
 def replace_folder(folder: Path, files: Mapping[str, bytes]) -> None:
@@ -106,16 +125,23 @@ def sweep_stale_temporaries(path: Path) -> list[Path]:
     folder being replaced); those whose process no longer exists were left by a killed writer.
     Those of live processes (a concurrent build) are kept. Returns what was removed.
     """
+    return sweep_folder(path.parent, {path.name})
+
+
+def sweep_folder(folder: Path, names: Container[str]) -> list[Path]:
+    """`sweep_stale_temporaries` of every file of `folder` named in `names`, in one read of the
+    folder (for a folder of many files written without a sweep each: `atomic_write`'s
+    `sweep`)."""
     removed: list[Path] = []
-    prefix = f".{path.name}."
     try:
-        candidates = [entry for entry in os.scandir(path.parent)
-                      if entry.name.startswith(prefix) and entry.name.endswith((".tmp", ".old"))]
+        candidates = [entry for entry in os.scandir(folder) if entry.name.startswith(".")
+                      and entry.name.endswith((".tmp", ".old"))]
     except OSError:
         return removed
     for entry in candidates:
-        pid = entry.name[len(prefix):].split(".", 1)[0]
-        if not pid.isdigit() or _process_alive(int(pid)):
+        name = entry.name[1:-4].rpartition(".")[0]  # (the random part left out)
+        name, _, pid = name.rpartition(".")
+        if name not in names or not pid.isdigit() or _process_alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             if entry.is_dir(follow_symlinks=False):

@@ -136,11 +136,11 @@ class IndexBuilder:
         url = self.settings.site_url if site_url is None else build_site_url(
             site_url, self.settings.version, self.settings.output.language_folder)
         indexed = IndexedPage(_EMPTY, page_key(page, url), markdown_path, fingerprint)
-        found = self.cache.summary(indexed.key)
+        found = self._held(indexed.key)
         if found is not None:
             build.from_cache += 1
-            self._keep(source, dataclasses.replace(indexed, output=found))
-            self._duplicates.held(source, found.prints, self._pool)
+            self._keep(source, dataclasses.replace(indexed, output=found[0]), markdown=found[1])
+            self._duplicates.held(source, found[0].prints, self._pool)
         elif not self._in_workers():
             self._chunk_here(page, url, indexed)
         else:
@@ -198,13 +198,14 @@ class IndexBuilder:
             if pointer.key is None:
                 index.excluded.add(source)
                 return True
-            found = self.cache.summary(pointer.key)
+            found = self._held(pointer.key)
             if found is not None and pointer.markdown is not None and (
                     markdown_path in (None, pointer.markdown)):
                 build.from_cache += 1
-                self._keep(source, IndexedPage(found, pointer.key, pointer.markdown,
-                                               fingerprint, kept=True), report=report)
-                self._duplicates.held(source, found.prints, self._pool)
+                self._keep(source, IndexedPage(found[0], pointer.key, pointer.markdown,
+                                               fingerprint, kept=True), report=report,
+                           markdown=found[1])
+                self._duplicates.held(source, found[0].prints, self._pool)
                 return True
         index.pages.pop(source, None)
         build.lacking.append(source)
@@ -349,18 +350,26 @@ class IndexBuilder:
         self.report(source, f"cannot be chunked, left out of the index: {error}")
         self.index.pages.pop(source, None)
 
-    def _keep(self, source: str, page: IndexedPage, *, report: bool = True) -> None:
-        """Keep `page` in the index, its own files written (`PageFiles`) unless they were where
-        it was chunked; report its warnings (every build, so that a strict build sees them
-        every time)."""
+    def _held(self, key: str) -> tuple[PageOutput, str | None] | None:
+        """The page the cache holds for `key` (its counts), with its Markdown where the build
+        writes the page's own files (read with the counts, in one read of its entry)."""
+        if not self._files.wanted:
+            found = self.cache.summary(key)
+            return None if found is None else (found, None)
+        return self.cache.summary_and_markdown(key)
+
+    def _keep(self, source: str, page: IndexedPage, *, report: bool = True,
+              markdown: str | None = None) -> None:
+        """Keep `page` in the index, its own files written (`PageFiles`, from `markdown` when
+        it is at hand) unless they were where it was chunked; report its warnings (every
+        build, so that a strict build sees them every time)."""
         if report:
             for warning in page.output.warnings:
                 self.report(source, warning)
             for note in page.output.notes:
                 self.log.info("%s: %s", source, note)
-        if not page.output.in_site and (self.settings.write_markdown
-                                        or self.settings.llms is not None):
-            page = self._files.write(source, page)
+        if not page.output.in_site and self._files.wanted:
+            page = self._files.write(source, page, markdown=markdown)
         self.index.hold(source, page)
 
 

@@ -11,10 +11,12 @@ build's settings (which name the code that made it: `mdchunk._version.code_ident
 page's key (a hash of its rendered HTML and facts). A page whose HTML, facts or settings
 changed, or whose code did, has another name, so an entry is never stale, only unused: `prune`
 removes those no current page uses. An entry is a line of JSON (a header: what the entry was
-made for, the page's counts and warnings, the length of its Markdown, how many records of each
-format follow), a line of its chunks' prints (`PageOutput.prints`), the page Markdown as it is
-(UTF-8, and a line break), then a line each: the inspector's data, and the records of each
-format in turn, as they are written in the index.
+made for, the page's counts and warnings, the length in bytes of each part that follows), a line
+of its chunks' prints (`PageOutput.prints`), the page Markdown as it is (UTF-8, and a line
+break), a line of the inspector's data, then the records of each format in turn, a line each,
+as they are written in the index. A part is read where it is, alone: the build's own process
+reads a kept page's header, prints and Markdown, and at the finish each format's records as
+bytes.
 
 A pointer (`pages/<sha256>.json`, one per page of a site) names the entry that holds a page:
 an engine that does not render every page (`mkdocs build --dirty`, an incremental Sphinx build,
@@ -43,7 +45,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -60,12 +62,14 @@ from mdchunk.outputs.writers import (
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _TEMPORARY = re.compile(r"\.([0-9a-f]{64}\.json)\..*\.tmp")
 POINTERS = "pages"
-_FORMAT = 7
+_FORMAT = 8
 """The layout of an entry (part of its file name): a line per part and per record, since 2; the
 page's notes in its header, since 3; what llms.txt needs of it (`agent`), since 4; its chunks'
 prints for duplicate detection (`prints`), since 5; the page Markdown as it is (not JSON), its
 length in bytes in the header, since 6; the prints on a line of their own after the header
-(reading the Markdown or the records parses no prints), since 7."""
+(reading the Markdown or the records parses no prints), since 7; the length in bytes of every
+part in the header (`sizes`: a part is read where it is, and a cut entry is told by its size),
+since 8."""
 
 Logger = logging.Logger | logging.LoggerAdapter  # type: ignore[type-arg]
 
@@ -108,11 +112,25 @@ class PageCache:
 
     def summary(self, page_key: str) -> PageOutput | None:
         """The page kept for `page_key` without its content (`PageOutput.without_content`), or
-        None (never an exception); `read` gives its content."""
+        None (never an exception); `read` gives its content. Only the entry's header and prints
+        are read."""
+        held = self._summary(page_key, markdown=False)
+        return None if held is None else held[0]
+
+    def summary_and_markdown(self, page_key: str) -> tuple[PageOutput, str] | None:
+        """`summary`, and the page Markdown, from one read of the entry's first parts (the
+        build writes a page's own files from it); None where `summary` is."""
+        return self._summary(page_key, markdown=True)
+
+    def _summary(self, page_key: str, *, markdown: bool) -> tuple[PageOutput, str] | None:
         if not self.enabled:
             return None
         try:
-            page = _page(*self._entry(page_key), content=False)
+            with self.path(page_key).open("rb") as handle:
+                header, sizes = self._header(handle, page_key)
+                prints = _part(handle, sizes[0])
+                text = _part(handle, sizes[1]).decode("utf-8", "surrogatepass") if (
+                    markdown) else ""
         except FileNotFoundError:
             self._known.discard(page_key)
             return None
@@ -121,7 +139,7 @@ class PageCache:
                             self.path(page_key), error)
             return None
         self._known.add(page_key)
-        return page
+        return _summary_of(header, loads(prints)), text
 
     def read(self, page_key: str, *, prints: bool = True) -> PageOutput:
         """The page kept for `page_key` with its content (also when the cache was turned off
@@ -132,27 +150,35 @@ class PageCache:
             OSError: when its entry cannot be read.
             ValueError: when its entry is not one of this version, settings and page key.
         """
-        return _page(*self._entry(page_key), content=True, prints=prints)
+        with self.path(page_key).open("rb") as handle:
+            header, sizes = self._header(handle, page_key)
+            parts = [_part(handle, size) for size in sizes]
+            blocks = {name: _part(handle, size, line=False)
+                      for name, size in header["sizes"][3].items()}
+        return dataclasses.replace(
+            _summary_of(header, loads(parts[0]) if prints else ()),
+            markdown=parts[1].decode("utf-8", "surrogatepass"), inspector=json.loads(parts[2]),
+            records={name: block.decode("utf-8").split("\n")[:-1]
+                     for name, block in blocks.items()}, stored=False)
 
     def records_block(self, page_key: str, name: str) -> bytes:
         """The records of format `name` kept for `page_key` as the bytes of their lines, each
         ending with a line break: the finish joins them into the index as they are, without
-        decoding the page.
+        decoding the page (only that block of the entry is read).
 
         Raises:
             OSError, ValueError: as `read` (ValueError too when the entry holds no records of
                 `name`).
         """
-        header, data = self._entry(page_key)
-        start = data.find(b"\n", _markdown_end(header, data) + 1) + 1  # after the inspector's line
-        for format_name, count in header["records"].items():
-            end = start
-            for _ in range(count):
-                end = data.find(b"\n", end) + 1
-            if format_name == name:
-                return data[start:end]
-            start = end
-        raise ValueError(f"no records of the format {name}")
+        with self.path(page_key).open("rb") as handle:
+            header, sizes = self._header(handle, page_key)
+            blocks: dict[str, int] = header["sizes"][3]
+            if name not in blocks:
+                raise ValueError(f"no records of the format {name}")
+            before = list(blocks).index(name)
+            handle.seek(sum(size + 1 for size in sizes) + sum(list(blocks.values())[:before]),
+                        os.SEEK_CUR)
+            return _part(handle, blocks[name], line=False)
 
     def holds(self, page_key: str) -> bool:
         """Whether the entry of `page_key` is there (one `stat`; its content is not checked)."""
@@ -164,21 +190,20 @@ class PageCache:
             return
         if page.stored:
             raise ValueError(f"{page.source_path}: a page without its content cannot be kept")
-        counts = {name: len(records) for name, records in page.records.items()}
+        prints = dumps(page.prints).encode("utf-8", "replace")
         markdown = page.markdown.encode("utf-8", "surrogatepass")
+        inspector = dumps(page.inspector).encode("utf-8", "replace")
+        blocks = {name: "\n".join(records).encode("utf-8", "replace") + b"\n" * bool(records)
+                  for name, records in page.records.items()}
         header = {"version": __version__, "settings": self.settings, "key": page_key,
-                  "page": {name: getattr(page, name) for name in _SUMMARY}, "records": counts,
-                  "markdown": len(markdown)}
-        lines = [dumps(page.inspector)]
-        for records in page.records.values():
-            lines.extend(records)
-        lines.append("")
-        data = b"".join([dumps(header).encode("utf-8", "replace"), b"\n",
-                         dumps(page.prints).encode("utf-8", "replace"), b"\n", markdown, b"\n",
-                         "\n".join(lines).encode("utf-8", "replace")])
+                  "page": {name: getattr(page, name) for name in _SUMMARY},
+                  "sizes": [len(prints), len(markdown), len(inspector),
+                            {name: len(block) for name, block in blocks.items()}]}
+        parts = [dumps(header).encode("utf-8", "replace"), b"\n", prints, b"\n", markdown,
+                 b"\n", inspector, b"\n", *blocks.values()]
 
         def write(handle: IO[bytes]) -> None:
-            handle.write(data)
+            handle.writelines(parts)
 
         try:
             atomic_write(self.path(page_key), write, durable=False, sweep=False)
@@ -201,25 +226,23 @@ class PageCache:
             OSError, ValueError: as `read`.
         """
         with self.path(page_key).open("rb") as handle:
-            header = loads(handle.readline())
-            self._check(header, page_key)
-            handle.readline()  # the prints
-            size = header["markdown"]
-            data = handle.read(size + 1)
-        if len(data) != size + 1 or data[-1:] != b"\n":
-            raise ValueError("truncated")
-        return data[:-1].decode("utf-8", "surrogatepass")
+            _, sizes = self._header(handle, page_key)
+            handle.seek(sizes[0] + 1, os.SEEK_CUR)  # the prints
+            return _part(handle, sizes[1]).decode("utf-8", "surrogatepass")
 
-    def _entry(self, page_key: str) -> tuple[dict[str, Any], bytes]:
-        """The header and the bytes of the entry of `page_key`, checked to be whole."""
-        data = self.path(page_key).read_bytes()
-        header = loads(data[:data.find(b"\n")])
+    def _header(self, handle: IO[bytes], page_key: str) -> tuple[dict[str, Any], list[int]]:
+        """The header of the entry of `page_key` open in `handle` (read up to its end), and the
+        sizes of its prints, Markdown and inspector parts. Raises `ValueError` where the entry
+        is not one of this version, settings and page, or is not of the size its header gives
+        (cut short)."""
+        line = handle.readline()
+        header = loads(line)
         self._check(header, page_key)
-        after = _markdown_end(header, data)
-        if (data[after:after + 1] != b"\n" or data[-1:] != b"\n"
-                or data.count(b"\n", after + 1) != 1 + sum(header["records"].values())):
+        sizes = header["sizes"]
+        whole = len(line) + sum(size + 1 for size in sizes[:3]) + sum(sizes[3].values())
+        if os.fstat(handle.fileno()).st_size != whole or not line.endswith(b"\n"):
             raise ValueError("truncated")
-        return header, data
+        return header, sizes[:3]
 
     def _check(self, header: Any, page_key: str) -> None:
         """Raise `ValueError` unless `header` is that of an entry of `page_key` written by this
@@ -228,15 +251,18 @@ class PageCache:
                                             header.get("key")] != [__version__, self.settings,
                                                                    page_key]:
             raise ValueError("written for another version, settings or page")
-        if not isinstance(header.get("markdown"), int) or isinstance(header["markdown"], bool):
-            raise ValueError("no length of the page Markdown in the header")
+        sizes = header.get("sizes")
+        if not (isinstance(sizes, list) and len(sizes) == 4 and isinstance(sizes[3], dict)
+                and all(map(_is_size, [*sizes[:3], *sizes[3].values()]))):
+            raise ValueError("no sizes of the entry's parts in the header")
 
     def known(self, page_key: str) -> bool:
         """Whether this object read or wrote the entry of `page_key` (no disk access)."""
         return page_key in self._known
 
-    def prune(self, keep: Iterable[str]) -> int:
-        """Remove the entries of every page key neither in `keep` nor named by a pointer; return
+    def prune(self, keep: Iterable[str], *, named: Iterable[str] | None = None) -> int:
+        """Remove the entries of every page key neither in `keep` nor named by a pointer
+        (`named`: the keys the pointers name, where the caller has just read them all); return
         how many were removed.
 
         Only files named as entries are removed (never anything else in the folder), and the
@@ -244,8 +270,9 @@ class PageCache:
         """
         if not self.enabled:
             return 0
-        keep = set(keep) | {listed.key for _, _, listed in self._pointers()
-                            if listed.key is not None}
+        if named is None:
+            named = [listed.key for _, _, listed in self._pointers() if listed.key is not None]
+        keep = set(keep) | set(named)
         names = {self.path(key).name for key in keep}
         try:
             entries = list(os.scandir(self.folder))
@@ -293,18 +320,26 @@ class PageCache:
         except OSError as error:
             self._disable(error)
 
-    def write_manifest(self, site: Path, pages: Mapping[str, PagePointer]) -> None:
+    def write_manifest(self, site: Path, pages: Mapping[str, PagePointer]) -> set[str]:
         """Make the pointers of the site folder `site` name exactly `pages` (source path ->
-        `PagePointer`): those of other pages of that site are removed."""
+        `PagePointer`): those of other pages of that site are removed. Returns the page keys
+        every pointer then names, those of other site folders too (for `prune`)."""
         if not self.enabled:
-            return
-        known = self.manifest(site)
+            return set()
+        wanted, known = self._site(site), {}
+        named = {listed.key for listed in pages.values() if listed.key is not None}
+        for written_for, source, listed in self._pointers():
+            if written_for == wanted:
+                known[source] = listed
+            elif listed.key is not None:
+                named.add(listed.key)
         for source, listed in pages.items():
             if known.get(source) != listed:
                 self.point(site, source, listed)
         for source in known.keys() - pages.keys():
             with contextlib.suppress(OSError):
                 self._pointer_path(site, source).unlink()
+        return named
 
     def _pointer_path(self, site: Path, source: str) -> Path:
         name = json.dumps([self._site(site), source])
@@ -358,28 +393,27 @@ _SUMMARY = ("source_path", "url", "chunks", "oversize", "small", "warnings", "no
 """The fields of `PageOutput` in an entry's header (the prints have a line of their own)."""
 
 
-def _page(header: Mapping[str, Any], data: bytes, *, content: bool, prints: bool = True
-          ) -> PageOutput:
-    """The page of an entry (`PageCache._entry`), with or without its content and prints."""
+def _summary_of(header: Mapping[str, Any], prints: Sequence[list[str]]) -> PageOutput:
+    """The page of an entry without its content (`PageOutput.without_content`), from its header
+    and its `prints` (empty: without them)."""
     facts = header["page"]
-    begin = _markdown_start(data)
-    summary = PageOutput(**{name: facts[name] for name in _SUMMARY[:-3]},
-                         warnings=tuple(facts["warnings"]), notes=tuple(facts["notes"]),
-                         agent=facts["agent"], markdown="", records={}, inspector=None,
-                         stored=True, prints=tuple(loads(data[data.find(b"\n") + 1:begin - 1]))
-                         if prints else ())
-    if not content:
-        return summary
-    after = begin + int(header["markdown"])
-    lines = data[after + 1:].split(b"\n")
-    records: dict[str, list[str]] = {}
-    start = 1
-    for name, count in header["records"].items():
-        records[name] = [line.decode("utf-8") for line in lines[start:start + count]]
-        start += count
-    return dataclasses.replace(
-        summary, markdown=data[begin:after].decode("utf-8", "surrogatepass"),
-        inspector=json.loads(lines[0]), records=records, stored=False)
+    return PageOutput(**{name: facts[name] for name in _SUMMARY[:-3]},
+                      warnings=tuple(facts["warnings"]), notes=tuple(facts["notes"]),
+                      agent=facts["agent"], markdown="", records={}, inspector=None,
+                      stored=True, prints=tuple(prints))
+
+
+def _part(handle: IO[bytes], size: int, *, line: bool = True) -> bytes:
+    """The next `size` bytes of an entry, and (`line`) the line break after them; raises
+    `ValueError` when they are not there."""
+    data = handle.read(size + line)
+    if len(data) != size + line or (line and data[-1:] != b"\n"):
+        raise ValueError("truncated")
+    return data[:size] if line else data
+
+
+def _is_size(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _sweep_folder(folder: Path) -> None:
@@ -389,14 +423,3 @@ def _sweep_folder(folder: Path) -> None:
         for entry in os.scandir(folder):
             if match := _TEMPORARY.fullmatch(entry.name):
                 sweep_stale_temporaries(folder / match[1])
-
-
-def _markdown_start(data: bytes) -> int:
-    """Where the page Markdown of an entry (`data`) begins: after the header and prints lines."""
-    return data.find(b"\n", data.find(b"\n") + 1) + 1
-
-
-def _markdown_end(header: Mapping[str, Any], data: bytes) -> int:
-    """Where the page Markdown of an entry (`data`, its header read) ends: at the line break
-    after it."""
-    return _markdown_start(data) + int(header["markdown"])

@@ -11,7 +11,6 @@ about bad ones, and the README documents one list.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -213,6 +212,8 @@ def suggestion(name: str, engine: str, prefix: str = "", *, also: Sequence[str] 
     """What to tell a user who set `name`, which is no option of `engine`: the closest name,
     then every name (each written with the engine's `prefix`); `also`: names a user may write
     there besides the options (`site_url` in a `--config` file)."""
+    import difflib  # (only for a misspelt option)
+
     names = [*(option.name for option in options_of(engine)), *also]
     known = [prefix + option for option in names]
     close = difflib.get_close_matches(prefix + name, known, n=1)

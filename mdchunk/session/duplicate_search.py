@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 from collections.abc import Sequence
 from concurrent.futures import Future
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +104,9 @@ class DuplicateSearch:
         if self._found is not None:
             return self._found
         found = None
-        if self._future is not None:
+        if self._future is not None:  # (a worker was started: multiprocessing is loaded)
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 found = self._future.result()
             except BrokenProcessPool:  # the worker died: the search runs here

@@ -131,9 +131,9 @@ class IndexPages:
         pointers.update({source: PagePointer(self._pointed().get(
             source, PagePointer(None, None)).source, None)
             for source in self.excluded if source in order})
-        self.cache.write_manifest(self.site_dir, pointers)
+        named = self.cache.write_manifest(self.site_dir, pointers)
         self._pointers = dict(pointers)
-        return self.cache.prune({page.key for page in self.pages.values()})
+        return self.cache.prune({page.key for page in self.pages.values()}, named=named)
 
     def _pointed(self) -> dict[str, PagePointer]:
         """The cache's pointers for this site (read once, then kept up to date here)."""

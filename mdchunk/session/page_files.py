@@ -27,10 +27,17 @@ class PageFiles:
         self.site_dir = site_dir
         self.cache = cache
 
-    def write(self, source: str, page: IndexedPage) -> IndexedPage:
+    @property
+    def wanted(self) -> bool:
+        """Whether the build writes pages' own files (their Markdown, or their twins)."""
+        return self.settings.write_markdown or self.settings.llms is not None
+
+    def write(self, source: str, page: IndexedPage, *, markdown: str | None = None
+              ) -> IndexedPage:
         """Write the files of `page` (its Markdown unless the page was kept without being
-        rendered and its file is there, written by the build that rendered it); return the
-        page, which says its files are in the site (`PageOutput.in_site`).
+        rendered and its file is there, written by the build that rendered it), from
+        `markdown` where it was read already, else from its cache entry; return the page,
+        which says its files are in the site (`PageOutput.in_site`).
 
         Raises:
             MdChunkError: naming the page whose files, or whose cache entry, failed.
@@ -40,7 +47,8 @@ class PageFiles:
         output = page.output
         try:
             if output.stored:
-                output = dataclasses.replace(output, markdown=self.cache.markdown(page.key))
+                output = dataclasses.replace(output, markdown=self.cache.markdown(page.key)
+                                             if markdown is None else markdown)
             write_page_files(self.site_dir, output, self.settings.page_settings(),
                              markdown_path=markdown_path)
         except (OSError, ValueError) as error:

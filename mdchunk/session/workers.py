@@ -19,20 +19,22 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import logging
-import multiprocessing
 import os
 import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 from mdchunk.chunking import PageInput
 from mdchunk.outputs.duplicates import ChunkPrint, Duplicate, DuplicateFinder, find_duplicates_in
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache
 from mdchunk.session.page_job import JobSettings, PageJob
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 WORKER_AFTER_SECONDS = 0.25
 """Seconds of chunking in the build's own process after which a worker process is started,
@@ -135,6 +137,11 @@ class WorkerPool:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            # Imported here: a build that starts no worker (an unchanged site, a small one
+            # chunked inline) loads none of multiprocessing.
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_initialize, initargs=(self.settings,))
