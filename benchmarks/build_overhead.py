@@ -17,8 +17,10 @@ first build counting with tiktoken where a fast counter is installed:
 `sphinx-docs` (Sphinx's own documentation, serial, from the `doc/` folder of a Sphinx source
 release given by `--sphinx-docs`: `pip download --no-deps --no-binary :all: sphinx` holds one;
 intersphinx is turned off in both builds, which would otherwise reach the network).
-Memory is given twice: the build's own process (mdchunk's MkDocs worker is another process) and
-all processes together (summed PSS: the pages they share are counted once).
+Memory is given twice: the largest process (the build's own, or mdchunk's MkDocs worker) and
+all processes together (summed PSS: the pages they share are counted once). The times come from
+runs that sample nothing; the summed PSS from two more pairs of runs that sample it (see
+`benchmarks/measure.py`: sampling takes CPU from the builds it measures).
 
 mdchunk's own modules are compiled to bytecode first, as installing a wheel does: MkDocs' and
 Sphinx's modules load from the bytecode their install wrote, and a checkout run with

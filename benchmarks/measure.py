@@ -1,12 +1,18 @@
 """Timing a whole command, side by side with another: what every build benchmark shares.
 
-`run` times one command in a fresh process and reads two memory figures: the peak RSS of the
-command's own process (from the kernel, at exit) and the peak of the summed PSS of it and every
-process it started (sampled from /proc every 20 ms: mdchunk's MkDocs worker is a second
-process). PSS splits each shared page among the processes that map it, so the Python binary
-and libraries that the worker shares with the build are counted once, as they are spent;
-summed RSS would count them in every process. `compare` runs two commands in turn, A B A B
-..., so that a machine whose speed drifts slows both alike, and reports medians and ratios.
+`run` times one command in a fresh process and reads two memory figures: the peak RSS of its
+largest process (from the kernel, at exit: Linux gives a reaped process's peak as the largest of
+its own and of the children it reaped, such as mdchunk's MkDocs worker) and, when asked, the
+peak of the summed PSS of it and every process it started (sampled from /proc every 20 ms).
+PSS splits each shared page among the processes that map it, so the Python binary and libraries
+that the worker shares with the build are counted once, as they are spent; summed RSS would
+count them in every process.
+
+Sampling is not free: reading a process's `smaps_rollup` costs about 2 ms of CPU, so sampling
+three processes every 20 ms takes a quarter of a core, which a build with a worker (both cores
+busy) pays and a build without one does not. `compare` therefore times its runs unsampled, A B
+A B ..., so that a machine whose speed drifts slows both alike, and samples the summed PSS in
+runs of its own, after; it reports medians and ratios.
 """
 
 from __future__ import annotations
@@ -35,11 +41,14 @@ class Run:
     """Peak RSS of the command's own process."""
     tree_kib: int
     """Peak of the summed PSS of the command's process and its descendants (sampled; RSS where
-    the kernel gives no PSS)."""
+    the kernel gives no PSS; 0 for a run not sampled)."""
 
 
-def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02) -> Run:
+def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02,
+        sample: bool = True) -> Run:
     """Run `argv` to completion (its output discarded); raise SystemExit when it fails.
+    Without `sample`, the summed PSS is not sampled (`tree_kib` is 0) and the run is timed
+    undisturbed.
 
     Its error output goes to a temporary file, not a pipe: a build that warns a great deal
     (Sphinx's own docs, nitpicky) would fill a pipe nobody reads until it ends, and wait."""
@@ -49,7 +58,7 @@ def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02)
                                    stderr=stderr)
         tree_peak = 0
         while True:
-            waited, status, usage = os.wait4(process.pid, os.WNOHANG)
+            waited, status, usage = os.wait4(process.pid, os.WNOHANG if sample else 0)
             if waited:
                 break
             tree_peak = max(tree_peak, _tree_pss_kib(process.pid))
@@ -93,39 +102,51 @@ class Comparison:
 
     base: list[Run]
     with_: list[Run]
+    """The timed runs (unsampled)."""
+    sampled: list[tuple[Run, Run]] = dataclasses.field(default_factory=list)
+    """Pairs of runs (without, with) whose summed PSS was sampled."""
 
     def median(self, runs: list[Run], field: str) -> float:
         return statistics.median(getattr(run, field) for run in runs)
 
     def ratio(self, field: str) -> float:
         """Median of the pairwise ratios with/without (robust to drift between pairs)."""
-        return statistics.median(getattr(b, field) / getattr(a, field)
-                                 for a, b in zip(self.base, self.with_, strict=True))
+        pairs = self.sampled if field == "tree_kib" else list(zip(self.base, self.with_,
+                                                                   strict=True))
+        return statistics.median(getattr(b, field) / getattr(a, field) for a, b in pairs)
 
     def rows(self, label: str) -> list[str]:
         """Table rows: medians of both, and the ratios."""
         cells = [label]
         cells += [f"{self.median(runs, 'seconds'):.2f} s" for runs in (self.base, self.with_)]
         cells.append(f"**{self.ratio('seconds'):.3f}**")
-        for field in ("main_kib", "tree_kib"):
-            without, with_ = (self.median(runs, field) / 1024 for runs in (self.base, self.with_))
-            cells.append(f"{without:.0f} / {with_:.0f} MiB: {self.ratio(field):.3f}")
+        sides = {"main_kib": (self.base, self.with_),
+                 "tree_kib": ([a for a, _ in self.sampled], [b for _, b in self.sampled])}
+        for field, (base, with_) in sides.items():
+            if not base:
+                cells.append("-")
+                continue
+            medians = (self.median(runs, field) / 1024 for runs in (base, with_))
+            cells.append("{:.0f} / {:.0f} MiB: ".format(*medians) + f"{self.ratio(field):.3f}")
         return ["| " + " | ".join(cells) + " |"]
 
 
 TABLE_HEADER = [
-    "| build | without mdchunk | with mdchunk | time ratio | peak RSS, build process "
+    "| build | without mdchunk | with mdchunk | time ratio | peak RSS, largest process "
     "(without / with: ratio) | peak PSS, all processes (without / with: ratio) |",
     "|---|---|---|---|---|---|",
 ]
 
 
 def compare(base: Sequence[str], with_: Sequence[str], *, runs: int,
-            cwd: Path | None = None) -> Comparison:
-    """Run `base` and `with_` in turn, `runs` times each after one warm-up run of each."""
+            cwd: Path | None = None, sampled: int = 2) -> Comparison:
+    """Run `base` and `with_` in turn, `runs` times each after one warm-up run of each, timed
+    unsampled; then `sampled` more pairs whose summed PSS is sampled."""
     run(base, cwd=cwd), run(with_, cwd=cwd)  # warm the file cache and bytecode
-    pairs = [(run(base, cwd=cwd), run(with_, cwd=cwd)) for _ in range(runs)]
-    return Comparison([a for a, _ in pairs], [b for _, b in pairs])
+    pairs = [(run(base, cwd=cwd, sample=False), run(with_, cwd=cwd, sample=False))
+             for _ in range(runs)]
+    memory = [(run(base, cwd=cwd), run(with_, cwd=cwd)) for _ in range(sampled)]
+    return Comparison([a for a, _ in pairs], [b for _, b in pairs], memory)
 
 
 def machine() -> str:
