@@ -251,12 +251,17 @@ class _Kept:
         """The kept chunk most similar to `sketch` at the threshold or above (the first on
         ties), as a near duplicate. A candidate must share at least the threshold's share of
         the larger sketch (the similarity counts shared hashes among as many as that holds)
-        before the similarity is worked out."""
+        before the similarity is worked out (and it cannot unless the smaller sketch holds
+        as many)."""
         best: tuple[float, int] | None = None
         for position in self.candidates(sketch):
-            other = self.hashes[self.starts[position]:self.starts[position + 1]]
+            start, end = self.starts[position], self.starts[position + 1]
+            least = math.floor(self.threshold * max(len(own), end - start))
+            if min(len(own), end - start) < least:
+                continue
+            other = self.hashes[start:end]
             shared = own.intersection(other)
-            if len(shared) < math.floor(self.threshold * max(len(own), len(other))):
+            if len(shared) < least:
                 continue
             score = _share_of_union(own, other, shared)
             if score >= self.threshold and (best is None or score > best[0]):
