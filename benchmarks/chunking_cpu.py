@@ -5,7 +5,7 @@ mdchunk side by side in one run.
     python benchmarks/chunking_cpu.py . --profile 30                   # where the time goes
 
 Each copy is a folder holding an `mdchunk/` package (a `git worktree` or `git archive` of a
-commit). The pages are rendered once by MkDocs (the Node.js docs as `benchmarks/corpus.py`
+commit). The pages are rendered once by MkDocs (the Node.js docs as `tests/corpus.py`
 writes them); each measurement then runs in a fresh process that imports the copy's mdchunk and
 takes the CPU time (`time.process_time`) of chunking every page with a new chunker (so no token
 count is cached) and making its output as a build with the default settings does: the native
@@ -90,7 +90,7 @@ def rendered_pages(folder: Path) -> Path:
     from mkdocs.config import load_config
 
     from benchmarks.build_overhead import rendered_pages as pages_of
-    from benchmarks.corpus import nodejs_site
+    from tests.corpus import nodejs_site
 
     config_file = nodejs_site(folder / "site", plugins=[])
     if config_file is None:

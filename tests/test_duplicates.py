@@ -23,6 +23,7 @@ from mdchunk.outputs.duplicates import (
     ChunkPrint,
     chunk_print,
     find_duplicates,
+    find_duplicates_in,
     normalized,
     shingles,
     similarity,
@@ -170,6 +171,82 @@ def test_the_index_finds_what_comparing_every_pair_finds(
     marks = find_duplicates(prints, threshold=threshold)
     assert {key: (mark.of, mark.similarity) for key, mark in marks.items()} == \
         every_pair_marks(prints, threshold)
+
+
+
+def plain_marks(prints: list[ChunkPrint], threshold: float) -> dict[str, tuple[str, str, float]]:
+    """The marks by their definition, without an index or a compact layout: a chunk with the
+    digest of an earlier one is marked as that one is (or exactly with it); another is
+    compared with every kept chunk before it (`similarity` of the sketches' tuples)."""
+    first_with: dict[str, str] = {}
+    kept: list[ChunkPrint] = []
+    marks: dict[str, tuple[str, str, float]] = {}
+    for chunk in prints:
+        earlier = first_with.setdefault(chunk.digest, chunk.id)
+        if earlier != chunk.id:
+            marks[chunk.id] = marks.get(earlier) or (earlier, "exact", 1.0)
+            continue
+        scores = [(similarity(chunk.sketch, other.sketch), -at) for at, other in enumerate(kept)]
+        best = max(scores, default=(0.0, 0))
+        if best[0] >= threshold:
+            marks[chunk.id] = (kept[-best[1]].id, "near", round(best[0], 3))
+        else:
+            kept.append(chunk)
+    return marks
+
+
+EDITS = st.lists(st.tuples(st.sampled_from(["replace", "insert", "delete", "upper"]),
+                           st.integers(0, 10**6), st.integers(0, 50)), max_size=8)
+"""Changes to a text's words: what, where (taken modulo its length), with which word."""
+
+
+def edited(words: list[str], edits: list[tuple[str, int, int]]) -> str:
+    changed = list(words)
+    for what, where, word in edits:
+        at = where % (len(changed) + 1)
+        if what == "insert" or not changed:
+            changed.insert(at, f"new{word}")
+        elif what == "delete":
+            del changed[min(at, len(changed) - 1)]
+        else:
+            at = min(at, len(changed) - 1)
+            changed[at] = changed[at].upper() if what == "upper" else f"new{word}"
+    return " ".join(changed)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lengths=st.lists(st.integers(1, 400), min_size=1, max_size=3),
+       copies=st.lists(st.tuples(st.integers(0, 2), EDITS), min_size=1, max_size=10),
+       threshold=st.sampled_from([0.5, 0.8, NEAR_THRESHOLD]))
+def test_the_finder_marks_near_copies_as_their_definition_does(
+        lengths: list[int], copies: list[tuple[int, list[tuple[str, int, int]]]],
+        threshold: float) -> None:
+    """Texts of up to 400 words (sketches of a part of their shingles, similarities
+    estimated) and copies of them with a few words changed, in any order: the finder, given
+    the prints or their JSON form, marks what the definition marks."""
+    texts = [[f"w{base}x{at}" for at in range(length)] for base, length in enumerate(lengths)]
+    made = [edited(texts[which % len(texts)], edits) for which, edits in copies]
+    prints = [chunk_print(f"doc:p{at}::ch0", text) for at, text in enumerate(made)]
+    expected = plain_marks(prints, threshold)
+    for marks in (find_duplicates(prints, threshold=threshold),
+                  find_duplicates_in([chunk.as_json() for chunk in prints],
+                                     threshold=threshold)):
+        assert {key: (mark.of, mark.kind, mark.similarity) for key, mark in marks.items()
+                } == expected
+
+
+def test_repeated_hashes_in_a_sketch_count_once() -> None:
+    """A sketch that repeats a hash (made by hand: prints never do) is compared as the set
+    of its hashes, as `similarity` compares it."""
+    common = tuple(range(100, 200))
+    prints = [ChunkPrint("a", "digest-a", (100, *common, 150)),
+              ChunkPrint("b", "digest-b", (100, 100, *common[1:], 5000)),
+              ChunkPrint("c", "digest-c", (*common[:95], 7001, 7002, 7003, 7003))]
+    expected = plain_marks(prints, NEAR_THRESHOLD)
+    assert set(expected) == {"b", "c"}
+    marks = find_duplicates(prints)
+    assert {key: (mark.of, mark.kind, mark.similarity) for key, mark in marks.items()
+            } == expected
 
 
 # -- a built site -----------------------------------------------------------------------------

@@ -34,8 +34,10 @@ import heapq
 import math
 import re
 import struct
+import sys
 import unicodedata
 import zlib
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, AnyStr, Literal
 
@@ -155,7 +157,11 @@ def find_duplicates(prints: Iterable[ChunkPrint], *, threshold: float = NEAR_THR
 
 class DuplicateFinder:
     """`find_duplicates` one chunk at a time: each chunk added is marked against those added
-    before it, so the marks of chunks added in the index's order are the index's."""
+    before it, so the marks of chunks added in the index's order are the index's.
+
+    It keeps a few bytes a hash: the sketches of the kept chunks one after another in an array
+    of 32-bit values (no Python object for each hash), and each chunk's digest; a sketch's set
+    of hashes is made only while the chunk is compared."""
 
     def __init__(self, threshold: float = NEAR_THRESHOLD) -> None:
         self.marks: dict[str, Duplicate] = {}
@@ -166,22 +172,41 @@ class DuplicateFinder:
     def add(self, chunk: ChunkPrint) -> None:
         """Mark `chunk` if it duplicates a chunk added before it, else keep it to compare the
         next ones with."""
-        earlier = self._first_with.setdefault(chunk.digest, chunk.id)
-        if earlier != chunk.id:
-            self.marks[chunk.id] = self.marks.get(earlier) or Duplicate(earlier, "exact", 1.0)
+        self._add(chunk.id, chunk.digest, array("I", chunk.sketch))
+
+    def add_json(self, value: Sequence[str]) -> None:
+        """`add` of a print in its JSON form (`ChunkPrint.as_json`), its sketch read straight
+        into an array."""
+        self._add(value[0], value[1], _unpacked(value[2]))
+
+    def _add(self, chunk_id: str, digest: str, hashes: array[int]) -> None:
+        earlier = self._first_with.setdefault(digest, chunk_id)
+        if earlier != chunk_id:
+            self.marks[chunk_id] = self.marks.get(earlier) or Duplicate(earlier, "exact", 1.0)
             return
-        hashes = frozenset(chunk.sketch)
-        near = self._kept.most_similar(chunk.sketch, hashes)
+        own = set(hashes)
+        near = self._kept.most_similar(hashes, own)
         if near is not None:
-            self.marks[chunk.id] = near
+            self.marks[chunk_id] = near
             return
-        self._kept.add(chunk, hashes)
+        self._kept.add(chunk_id, hashes, own)
+
+
+def _unpacked(text: str) -> array[int]:
+    """The hashes of a sketch in its JSON form (base64 of 4-byte big-endian values)."""
+    hashes = array("I", base64.b64decode(text))
+    if sys.byteorder == "little":
+        hashes.byteswap()
+    return hashes
 
 
 def find_duplicates_in(prints: Iterable[Sequence[str]], *, threshold: float = NEAR_THRESHOLD
                        ) -> dict[str, Duplicate]:
     """`find_duplicates` of prints in their JSON form (`ChunkPrint.as_json`)."""
-    return find_duplicates(map(ChunkPrint.from_json, prints), threshold=threshold)
+    finder = DuplicateFinder(threshold)
+    for value in prints:
+        finder.add_json(value)
+    return finder.marks
 
 
 class _Kept:
@@ -189,37 +214,69 @@ class _Kept:
 
     def __init__(self, threshold: float) -> None:
         self.threshold = threshold
-        self.sketches: list[tuple[str, tuple[int, ...], frozenset[int]]] = []
-        self.holders: dict[int, list[int]] = {}  # a hash: the kept chunks whose prefix has it
+        self.ids: list[str] = []
+        self.hashes = array("I")
+        """The kept chunks' sketches, one after another (each without repeats)."""
+        self.starts = array("Q", [0])
+        """Where each kept chunk's sketch starts in `hashes`, and where the last one ends."""
+        self.holder: dict[int, int] = {}  # a hash: the first kept chunk whose prefix has it
+        self.more: dict[int, list[int]] = {}  # a hash: the other kept chunks whose prefix has it
 
     def prefix(self, sketch: Sequence[int]) -> Sequence[int]:
         """The first hashes of `sketch`, among which any sketch at least `threshold` similar
         shares one (rounded down, the share is never short of the bound)."""
         return sketch[:len(sketch) - math.floor(self.threshold * len(sketch)) + 1]
 
-    def add(self, chunk: ChunkPrint, hashes: frozenset[int]) -> None:
-        """Keep `chunk`, whose sketch holds `hashes`."""
-        position = len(self.sketches)
-        self.sketches.append((chunk.id, chunk.sketch, hashes))
-        for value in self.prefix(chunk.sketch):
-            self.holders.setdefault(value, []).append(position)
+    def add(self, chunk_id: str, sketch: array[int], own: set[int]) -> None:
+        """Keep the chunk `chunk_id`, whose sketch `sketch` holds `own`."""
+        position = len(self.ids)
+        self.ids.append(chunk_id)
+        for value in self.prefix(sketch):
+            if self.holder.setdefault(value, position) != position:
+                self.more.setdefault(value, []).append(position)
+        self.hashes.extend(sketch if len(own) == len(sketch) else dict.fromkeys(sketch))
+        self.starts.append(len(self.hashes))
 
-    def most_similar(self, sketch: Sequence[int], own: frozenset[int]) -> Duplicate | None:
+    def candidates(self, sketch: Sequence[int]) -> list[int]:
+        """The kept chunks whose prefix shares a hash with the prefix of `sketch`, in order."""
+        found: set[int] = set()
+        for value in self.prefix(sketch):
+            position = self.holder.get(value)
+            if position is not None:
+                found.add(position)
+                found.update(self.more.get(value, ()))
+        return sorted(found)
+
+    def most_similar(self, sketch: array[int], own: set[int]) -> Duplicate | None:
         """The kept chunk most similar to `sketch` at the threshold or above (the first on
         ties), as a near duplicate. A candidate must share at least the threshold's share of
         the larger sketch (the similarity counts shared hashes among as many as that holds)
-        before the similarity is worked out."""
-        candidates = {position for value in self.prefix(sketch)
-                      for position in self.holders.get(value, ())}
+        before the similarity is worked out (and it cannot unless the smaller sketch holds
+        as many)."""
         best: tuple[float, int] | None = None
-        for position in sorted(candidates):
-            _, other, others = self.sketches[position]
-            if len(own & others) < math.floor(self.threshold * max(len(own), len(others))):
+        for position in self.candidates(sketch):
+            start, end = self.starts[position], self.starts[position + 1]
+            least = math.floor(self.threshold * max(len(own), end - start))
+            if min(len(own), end - start) < least:
                 continue
-            score = similarity(sketch, other)
+            other = self.hashes[start:end]
+            shared = own.intersection(other)
+            if len(shared) < least:
+                continue
+            score = _share_of_union(own, other, shared)
             if score >= self.threshold and (best is None or score > best[0]):
                 best = (score, position)
         if best is None:
             return None
-        return Duplicate(self.sketches[best[1]][0], "near", round(best[0], 3))
+        return Duplicate(self.ids[best[1]], "near", round(best[0], 3))
 
+
+def _share_of_union(own: set[int], other: Sequence[int], shared: set[int]) -> float:
+    """`similarity` of the sketch holding `own` and `other` (without repeats), which share
+    `shared`: the shared hashes among the `SKETCH_SIZE` smallest of the union, counted without
+    making the union but when it is larger than that."""
+    union = len(own) + len(other) - len(shared)
+    if union <= SKETCH_SIZE:
+        return len(shared) / union if union else 0.0
+    largest = sorted(own.union(other))[SKETCH_SIZE - 1]
+    return sum(value <= largest for value in shared) / SKETCH_SIZE

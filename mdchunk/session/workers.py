@@ -28,7 +28,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from mdchunk.chunking import PageInput
-from mdchunk.outputs.duplicates import ChunkPrint, Duplicate, DuplicateFinder, find_duplicates_in
+from mdchunk.outputs.duplicates import Duplicate, DuplicateFinder, find_duplicates_in
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache
 from mdchunk.session.page_job import JobSettings, PageJob
@@ -250,7 +250,7 @@ class _Worker:
     def notice(self, prints: Iterable[Sequence[str]]) -> None:
         """Add the prints (`ChunkPrint.as_json`) to the search, in order."""
         for value in prints:
-            self.finder.add(ChunkPrint.from_json(value))
+            self.finder.add_json(value)
 
 
 _worker: _Worker | None = None
