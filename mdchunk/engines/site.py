@@ -25,7 +25,7 @@ from lxml.cssselect import CSSSelector
 from mdchunk.chunking import PageInput
 from mdchunk.chunking.html.text import title_text
 from mdchunk.engines.site_languages import html_language, in_language, language_builds
-from mdchunk.engines.site_nav import PageNav, SiteNav, page_nav
+from mdchunk.engines.site_nav import PageNav, SiteNav, page_nav, site_name
 from mdchunk.engines.sources import split_front_matter
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.outputs.outline import SiteOutline, folder_outline
@@ -142,23 +142,32 @@ _NOT_PAGES = ("not a documentation page", _NO_CONTENT)
 def site_outline(site_dir: Path, pages: Mapping[str, str], nav: SiteNav) -> SiteOutline:
     """What `llms.txt` follows for the site's `pages` in the index (source path -> file in the
     site, in the site's order), whose navigation `nav` holds: the navigation the site's pages
-    show (its folders where they show none mdchunk can read), its name as the theme shows it
-    (else from the home page's `<title>`, the part after the page title, where themes put the
-    site name) and its description from the home page's `<meta name="description">`."""
+    show (its folders where they show none mdchunk can read), its name as the theme shows it on
+    the home page, or on the first page without one (else from the home page's `<title>`, the
+    part after the page title, where themes put the site name) and its description from the
+    home page's `<meta name="description">`."""
     home = next((source for source, relative in pages.items() if relative == "index.html"), None)
-    name, description = nav.site_name, ""
-    if home is not None:
-        with contextlib.suppress(OSError, lxml.etree.ParserError):
-            document = lxml.html.fromstring((site_dir / "index.html").read_bytes())
-            titles = document.xpath("//title/text()")
-            if not name and titles:
-                name = _TITLE_SEPARATORS.split(titles[0].strip())[-1]
-            descriptions = document.xpath("//meta[@name='description']/@content")
-            description = descriptions[0].strip() if descriptions else ""
-            # (the mkdocs theme writes an unset site_description as "None")
-            description = "" if description == "None" else description
+    shown = "index.html" if home is not None else next(iter(pages.values()), None)
+    document = _read_page(site_dir / shown) if shown is not None else None
+    name = site_name(document) if document is not None else ""
+    description = ""
+    if home is not None and document is not None:
+        titles = document.xpath("//title/text()")
+        if not name and titles:
+            name = _TITLE_SEPARATORS.split(titles[0].strip())[-1]
+        descriptions = document.xpath("//meta[@name='description']/@content")
+        description = descriptions[0].strip() if descriptions else ""
+        # (the mkdocs theme writes an unset site_description as "None")
+        description = "" if description == "None" else description
     items = nav.items({relative: source for source, relative in pages.items()}, home)
     return SiteOutline(name.strip(), description, items or folder_outline(pages), home=home)
+
+
+def _read_page(path: Path) -> lxml.html.HtmlElement | None:
+    """The tree of a page of the site that was chunked (None where it cannot be read now)."""
+    with contextlib.suppress(OSError, lxml.etree.ParserError):
+        return lxml.html.fromstring(path.read_bytes())
+    return None
 
 
 def _no_pages_message(site_dir: Path, html_files: Sequence[Path], skipped: Sequence[str]) -> str:
@@ -442,7 +451,7 @@ def _title(document: lxml.html.HtmlElement, content: lxml.html.HtmlElement, nav:
     first = _heading_text(heading[0]) if heading else ""
     if nav.sphinx:
         return first
-    return nav.title or _title_part(document, nav.site_name) or theme_title or first
+    return nav.title or _title_part(document, site_name(document)) or theme_title or first
 
 
 def _title_part(document: lxml.html.HtmlElement, site_name: str) -> str:

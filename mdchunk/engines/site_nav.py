@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from urllib.parse import unquote, urlsplit
 
 from lxml.cssselect import CSSSelector
+from lxml.etree import XPath
 from lxml.html import HtmlElement
 
 from mdchunk.chunking.html.text import title_text
@@ -45,9 +46,10 @@ _PRUNED = "md-nav__item--pruned"
 #: Docs themes (Sphinx's and MkDocs'), alabaster.
 _SITE_NAME = CSSSelector(".md-header__topic:first-child > .md-ellipsis, a.navbar-brand, "
                          ".wy-side-nav-search > a, .sphinxsidebarwrapper > .logo > a")
-#: A page written by Sphinx (its builder's script of options).
-_SPHINX_PAGE = CSSSelector("script#documentation_options, "
-                           "script[src*='documentation_options.js']")
+#: A page written by Sphinx: its builder's script of options, which themes load in the `<head>`
+#: or at the end of the `<body>` (furo). Searched there alone: a few elements of thousands.
+_SPHINX_PAGE = XPath("(/html/head | /html/body)/script[@id = 'documentation_options' or "
+                     "contains(@src, 'documentation_options.js')]")
 
 
 @dataclasses.dataclass
@@ -83,8 +85,6 @@ class PageNav:
     """The text of the entry that links to the page itself (None: the page is not in it)."""
     sphinx: bool
     """Whether Sphinx wrote the page."""
-    site_name: str
-    """The site's name as the theme shows it ("" when it shows none mdchunk knows)."""
     parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """The toctrees without a caption in a part of the home page (a section under its title),
     each as the part's title and the pages it lists: the sidebar shows them without a name."""
@@ -103,12 +103,17 @@ def page_nav(document: HtmlElement, content: HtmlElement, relative: str) -> Page
     else:
         lists = _toctree_lists(document, content)
         entries = list(_toctree_entries(lists, relative))
-    names = [" ".join(name.text_content().split()) for name in _SITE_NAME(document)]
     home = toctree and relative == "index.html"
     parts = tuple(_toctree_parts(content, relative)) if home else ()
     return PageNav(tuple(entries), toctree and bool(entries), _title_of(entries, relative),
-                   bool(_SPHINX_PAGE(document)), next((name for name in names if name), ""),
-                   parts)
+                   bool(_SPHINX_PAGE(document)), parts)
+
+
+def site_name(document: HtmlElement) -> str:
+    """The site's name as the theme shows it on the page whose tree is `document` ("" when it
+    shows none mdchunk knows). Read only where it is needed: it searches the whole page."""
+    names = (" ".join(name.text_content().split()) for name in _SITE_NAME(document))
+    return next((name for name in names if name), "")
 
 
 def _inside(element: HtmlElement, container: HtmlElement) -> bool:
@@ -308,8 +313,6 @@ class SiteNav:
         self.entries: list[NavEntry] = []
         self.toctree = False
         """Whether the navigation is a Sphinx toctree (which does not name the home page)."""
-        self.site_name = ""
-        """The site's name as the first page that shows one shows it."""
         self.parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
         """The home page's toctrees in parts (`PageNav.parts`)."""
 
@@ -317,7 +320,6 @@ class SiteNav:
         """Merge one page's navigation in."""
         merge_entries(self.entries, list(page.entries))
         self.toctree = self.toctree or page.toctree
-        self.site_name = self.site_name or page.site_name
         self.parts = self.parts or page.parts
 
     def items(self, sources: Mapping[str, str], home: str | None) -> tuple[NavItem, ...]:
