@@ -25,7 +25,7 @@ from lxml.cssselect import CSSSelector
 from mdchunk.chunking import PageInput
 from mdchunk.chunking.html.text import title_text
 from mdchunk.engines.site_languages import html_language, in_language, language_builds
-from mdchunk.engines.site_nav import PageNav, SiteNav, page_nav, site_name
+from mdchunk.engines.site_nav import PageNav, SiteNav, site_name
 from mdchunk.engines.sources import split_front_matter
 from mdchunk.errors import MdChunkError, OptionError, PageError
 from mdchunk.outputs.outline import SiteOutline, folder_outline
@@ -271,14 +271,13 @@ def _site_pages(site_dir: Path, html_files: Sequence[Path], skipped: list[tuple[
         if directory_urls is None and _is_index(relative):
             directory_urls = True  # no file read before this one is a documentation page
         try:
-            document = _skip_reason(relative) or _read_document(path, relative, selectors)
+            document = _skip_reason(relative) or _read_document(path, relative, selectors, nav)
         except PageError as error:
             warnings.append(str(error))
             continue
         if isinstance(document, str):
             skipped.append((relative, document))
             continue
-        nav.add(document.nav)
         if directory_urls is None:
             directory_urls = False
         yield relative, _page(document, relative, docs_dir=docs_dir,
@@ -331,8 +330,10 @@ class _Document:
     nav: PageNav
 
 
-def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _Document | str:
-    """The page's content, title, canonical link and navigation, or why it is skipped."""
+def _read_document(path: Path, relative: str, selectors: list[CSSSelector], site_nav: SiteNav
+                   ) -> _Document | str:
+    """The page's content, title, canonical link and navigation (merged into `site_nav`), or
+    why it is skipped."""
     try:
         document = lxml.html.fromstring(path.read_bytes())
     except (OSError, lxml.etree.ParserError) as error:
@@ -357,7 +358,7 @@ def _read_document(path: Path, relative: str, selectors: list[CSSSelector]) -> _
         lxml.html.tostring(child, encoding="unicode") for child in content
     )
     canonical = document.xpath("//link[@rel='canonical']/@href")
-    nav = page_nav(document, content, relative)
+    nav = site_nav.read(document, content, relative)
     return _Document(body, _title(document, content, nav, theme_title),
                      canonical[0] if canonical else "", nav)
 

@@ -90,23 +90,42 @@ class PageNav:
     each as the part's title and the pages it lists: the sidebar shows them without a name."""
 
 
-def page_nav(document: HtmlElement, content: HtmlElement, relative: str) -> PageNav:
+def page_nav(document: HtmlElement, content: HtmlElement, relative: str,
+             walked: dict[tuple[object, ...], tuple[NavEntry, ...]] | None = None) -> PageNav:
     """The navigation of the page whose tree is `document`, `content` its main content (which
-    may hold a toctree of its own, not the site's), `relative` its path in the site."""
+    may hold a toctree of its own, not the site's), `relative` its path in the site.
+
+    `walked` holds the navigations already read, by the pages they link to: most themes render
+    the whole navigation on every page, and one that links to the same pages in the same order
+    as one read before is that one, not walked again (reading every entry of every page would
+    grow with pages times entries)."""
     for part in _NOT_NAV(document):
         part.drop_tree()
-    entries: list[NavEntry] = []
     found = next((nav for nav in _MKDOCS_NAV(document) if not _inside(nav, content)), None)
     toctree = found is None
-    if found is not None:
-        entries = list(_list_entries(found, relative))
-    else:
-        lists = _toctree_lists(document, content)
-        entries = list(_toctree_entries(lists, relative))
+    lists = [found] if found is not None else _toctree_lists(document, content)
+    key = _nav_key(lists, relative, toctree=toctree)
+    entries = walked.get(key) if walked is not None else None
+    if entries is None:
+        entries = tuple(_list_entries(found, relative) if found is not None
+                        else _toctree_entries(lists, relative))
+        if walked is not None:
+            walked[key] = entries
     home = toctree and relative == "index.html"
     parts = tuple(_toctree_parts(content, relative)) if home else ()
-    return PageNav(tuple(entries), toctree and bool(entries), _title_of(entries, relative),
+    return PageNav(entries, toctree and bool(entries), _title_of(list(entries), relative),
                    bool(_SPHINX_PAGE(document)), parts)
+
+
+def _nav_key(lists: list[HtmlElement], relative: str, *, toctree: bool) -> tuple[object, ...]:
+    """What a navigation's entries follow from: the pages its links lead to (as site paths,
+    the same from every page), in order, its number of items and the text of its captions."""
+    targets = tuple(_target(link.get("href") or "", relative) for listing in lists
+                    for link in listing.iter("a") if _is_link(link))
+    captions = tuple(" ".join(part.text_content().split()) for part in lists
+                     if part.tag not in {"ul", "ol"})
+    items = sum(1 for listing in lists for _ in listing.iter("li"))
+    return (toctree, targets, items, captions)
 
 
 def site_name(document: HtmlElement) -> str:
@@ -307,7 +326,7 @@ def merge_entries(merged: list[NavEntry], entries: list[NavEntry]) -> None:
 
 
 class SiteNav:
-    """The site's navigation, merged from its pages' as they are read (`add`)."""
+    """The site's navigation, merged from its pages' as they are read (`read`)."""
 
     def __init__(self) -> None:
         self.entries: list[NavEntry] = []
@@ -315,12 +334,18 @@ class SiteNav:
         """Whether the navigation is a Sphinx toctree (which does not name the home page)."""
         self.parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
         """The home page's toctrees in parts (`PageNav.parts`)."""
+        self._walked: dict[tuple[object, ...], tuple[NavEntry, ...]] = {}
+        """The navigations read so far (`page_nav`), each merged in once."""
 
-    def add(self, page: PageNav) -> None:
-        """Merge one page's navigation in."""
-        merge_entries(self.entries, list(page.entries))
+    def read(self, document: HtmlElement, content: HtmlElement, relative: str) -> PageNav:
+        """The navigation of a page (`page_nav`), merged in."""
+        known = len(self._walked)
+        page = page_nav(document, content, relative, self._walked)
+        if len(self._walked) > known:
+            merge_entries(self.entries, list(page.entries))
         self.toctree = self.toctree or page.toctree
         self.parts = self.parts or page.parts
+        return page
 
     def items(self, sources: Mapping[str, str], home: str | None) -> tuple[NavItem, ...]:
         """The navigation as the core's (empty when no page showed one): `sources` gives the
