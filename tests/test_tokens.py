@@ -56,6 +56,16 @@ def test_unknown_encoding_names_the_known_ones() -> None:
         ChunkOptions.validated({"encoding": "nope"})
 
 
+def test_the_encodings_known_without_tiktoken_are_tiktokens_own() -> None:
+    """Options accept these names without importing tiktoken: each must be one tiktoken
+    defines."""
+    from mdchunk.options import TIKTOKEN_ENCODINGS
+
+    assert TIKTOKEN_ENCODINGS.issubset(tiktoken.list_encoding_names())
+    for name in sorted(TIKTOKEN_ENCODINGS):
+        ChunkOptions.validated({"encoding": name})
+
+
 def test_estimate_is_four_characters_per_token() -> None:
     assert [estimate_tokens("x" * n) for n in (0, 1, 4, 5, 8)] == [0, 1, 1, 2, 2]
 
