@@ -15,6 +15,11 @@ load: one or two runs agree to a MiB.
 
 Then it notes, in fresh processes, what loading mdchunk's parts costs alone (the plugin, lxml,
 the token counter, the chunking and output modules), in MiB of resident memory.
+
+With `--pages`, it builds the site with mdchunk once more under tracemalloc and prints, for the
+pages whose chunking peaked highest, how far above the memory held at its start each step of
+chunking a page went (Python objects only: lxml's tree and the counter's tables are not
+traced): the whole job, chunking, the records, the page cache's entry, the page's files.
 """
 
 from __future__ import annotations
@@ -96,6 +101,60 @@ print(json.dumps(parts))
 """
 
 
+#: Runs in a fresh process under tracemalloc: sys.argv = [config file].
+PAGES = r"""
+import functools, json, sys, tracemalloc
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mdchunk.chunking.chunker import Chunker
+from mdchunk.outputs import page_output, pages
+from mdchunk.session import cache, page_job
+
+frames, peaks, page = [], {}, [""]
+def traced(owner, name, step):
+    original = getattr(owner, name)
+    @functools.wraps(original)
+    def run(*args, **kwargs):
+        if step == "job":
+            page[0] = args[1].source_path
+        current, peak = tracemalloc.get_traced_memory()
+        for frame in frames:
+            frame[1] = max(frame[1], peak)
+        tracemalloc.reset_peak()
+        frames.append([current, current])
+        try:
+            return original(*args, **kwargs)
+        finally:
+            start, top = frames.pop()
+            top = max(top, tracemalloc.get_traced_memory()[1])
+            for frame in frames:
+                frame[1] = max(frame[1], top)
+            peaks.setdefault(page[0], {})[step] = round((top - start) / 2**20, 2)
+    setattr(owner, name, run)
+
+traced(page_job.PageJob, "run", "job")
+traced(Chunker, "chunk_page", "chunk")
+traced(page_output, "page_records", "records")
+traced(cache.PageCache, "put", "cache entry")
+traced(pages, "write_page_files", "page files")
+tracemalloc.start()
+build(load_config(sys.argv[1]))
+print(json.dumps(peaks))
+"""
+
+
+def page_peaks(config: Path, shown: int = 5) -> list[str]:
+    """The pages whose chunking peaked highest (tracemalloc), as lines: each step's peak above
+    the memory held at its start."""
+    shutil.rmtree(config.parent / ".cache", ignore_errors=True)
+    done = subprocess.run([sys.executable, "-c", PAGES, str(config)], check=True,
+                          capture_output=True, text=True)
+    peaks: dict[str, dict[str, float]] = json.loads(done.stdout.splitlines()[-1])
+    highest = sorted(peaks.items(), key=lambda item: -item[1].get("job", 0))[:shown]
+    return [f"- {source}: " + ", ".join(f"{step} +{mib} MiB" for step, mib in steps.items())
+            for source, steps in highest]
+
+
 def measured(config: Path) -> dict[str, float]:
     """One build of `config` in a fresh process: its RSS at each phase and its peak (MiB)."""
     shutil.rmtree(config.parent / ".cache", ignore_errors=True)
@@ -137,6 +196,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="builds of each side")
     parser.add_argument("--settings", default='{"workers": 0}',
                         help="mdchunk's options in the build with it (JSON)")
+    parser.add_argument("--pages", action="store_true",
+                        help="also each step's peak for the pages that peaked highest")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mdchunk-memory-") as folder:
         configs = {
@@ -151,11 +212,15 @@ def main() -> None:
             for side, config in configs.items():
                 assert config is not None
                 runs[side].append(measured(config))
+        highest = page_peaks(configs["with"]) if arguments.pages else []
     print(f"mdchunk settings: {arguments.settings}; {arguments.runs} runs a side\n")
     print("\n".join(table(runs)))
     print("\nWhat each part of mdchunk adds as it loads (MiB of RSS, a fresh process):")
     for part, mib in parts().items():
         print(f"- {part}: {mib}")
+    if highest:
+        print("\nThe pages whose chunking peaked highest (tracemalloc, above each step's start):")
+        print("\n".join(highest))
 
 
 if __name__ == "__main__":
