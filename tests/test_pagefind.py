@@ -100,7 +100,7 @@ def test_one_record_per_section_with_its_text_once() -> None:
     page = chunk_page(PAGE, max_tokens=30, min_tokens=0, languages=True)
     urls = list(dict.fromkeys(chunk.url for chunk in page.chunks))
     assert len(page.chunks) > len(urls) > 2  # a section of several chunks
-    records = pagefind_records(page, ProfileSettings(language="en"))
+    records = list(pagefind_records(page, ProfileSettings(language="en")))
     assert [record["url"] for record in records] == ["/" + url for url in urls]
     for record, section in zip(records, sections(page.chunks), strict=True):
         span = page.markdown[section[0].char_start:section[-1].char_end]
@@ -130,12 +130,12 @@ def test_filters_and_language_come_from_front_matter() -> None:
     settings = ProfileSettings(language="en",
                                pagefind_filters=("owner", "draft", "level", "nested", "empty",
                                                  "absent"))
-    record = pagefind_records(page, settings)[0]
+    record = next(pagefind_records(page, settings))
     assert record["filters"] == {"tags": ["setup", "linux"], "owner": ["docs-team"],
                                  "draft": ["true"], "level": ["2"]}
     assert record["language"] == "pt-br"
-    plain = pagefind_records(chunk_page(PAGE, meta={"tags": "one"}, languages=True),
-                             ProfileSettings())[0]
+    plain = next(pagefind_records(chunk_page(PAGE, meta={"tags": "one"}, languages=True),
+                                  ProfileSettings()))
     assert (plain["filters"], plain["language"]) == ({"tags": ["one"]}, "unknown")
 
 
@@ -165,11 +165,11 @@ def test_search_page_needs_the_pagefind_format() -> None:
 def test_a_failed_run_keeps_the_previous_bundle(tmp_path: Path) -> None:
     page = chunk_page(PAGE, max_tokens=24, min_tokens=0, languages=True)
     folder = tmp_path / "site" / "pagefind"
-    assert write_bundle(folder, pagefind_records(page)) == len(sections(page.chunks))
+    assert write_bundle(folder, list(pagefind_records(page))) == len(sections(page.chunks))
     before = folder_bytes(folder)
     # Pagefind takes two records, then refuses the third (a title that is no string).
-    refused = {**pagefind_records(page)[0], "meta": {"title": 1}}
-    records = [*pagefind_records(page)[:2], refused, *pagefind_records(page)]
+    refused = {**next(pagefind_records(page)), "meta": {"title": 1}}
+    records = [*list(pagefind_records(page))[:2], refused, *pagefind_records(page)]
     with pytest.raises(PagefindError, match=r"^Pagefind: "):
         write_bundle(folder, records)
     assert folder_bytes(folder) == before
@@ -178,7 +178,7 @@ def test_a_failed_run_keeps_the_previous_bundle(tmp_path: Path) -> None:
 
 def test_the_bundle_is_written_from_a_running_event_loop_too(tmp_path: Path) -> None:
     """A caller inside asyncio (a notebook, an async server) gets the bundle all the same."""
-    records = pagefind_records(chunk_page(PAGE, languages=True))
+    records = list(pagefind_records(chunk_page(PAGE, languages=True)))
 
     async def from_a_coroutine() -> int:
         return write_bundle(tmp_path / "pagefind", records)
@@ -193,7 +193,7 @@ def test_each_answer_of_pagefind_is_taken_as_soon_as_it_is_written(tmp_path: Pat
     Python package waits a tenth of a second before it reads each answer: 100 s here)."""
     page = chunk_page(PAGE, max_tokens=24, min_tokens=0)
     records = [{**record, "url": f"{record['url']}{number}"}
-               for number in range(1000 // len(pagefind_records(page)) + 1)
+               for number in range(1000 // len(list(pagefind_records(page))) + 1)
                for record in pagefind_records(page)]
     start = time.monotonic()
     assert write_bundle(tmp_path / "pagefind", records) == len(records)
@@ -207,7 +207,7 @@ def test_a_folder_that_is_no_bundle_is_never_replaced(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "theme.css").write_text("body {}")
     with pytest.raises(PagefindError, match="not a Pagefind bundle"):
-        write_bundle(folder, pagefind_records(chunk_page(PAGE, languages=True)))
+        write_bundle(folder, list(pagefind_records(chunk_page(PAGE, languages=True))))
     assert [path.name for path in folder.iterdir()] == ["theme.css"]
 
 

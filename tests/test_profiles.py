@@ -40,6 +40,7 @@ from mdchunk.outputs.profiles import (
     chunk_type,
     docsearch_records,
     file_doc_name,
+    file_path,
     files_layout,
     flat_records,
     hepilot_records,
@@ -92,18 +93,25 @@ def all_chunks(pages: list[PageChunks]) -> Iterator[Chunk]:
         yield from page.chunks
 
 
-def test_a_pages_native_records_are_its_native_profiles_records(
+def test_every_profile_makes_its_records_one_at_a_time_for_one_encoder(
         example_pages: tuple[Path, list[PageChunks]]) -> None:
-    """`page_records` encodes each native record as it makes it (`native` and `sqlite`), and
-    writes what the native profile's records give, encoded by the standard library's JSON."""
+    """Every format's records come one at a time (an iterator, never a list held whole), and
+    `page_records` writes for each format what its profile gives, encoded by the standard
+    library's JSON: no format is encoded another way. The formats whose records are the same
+    (`native`, `sqlite`) share one list."""
     from mdchunk.outputs.writers import dumps
 
     _, pages = example_pages
+    settings = ProfileSettings(language="en")
     for page in pages:
-        expected = [dumps(record) for record in PROFILES["native"].records(page,
-                                                                           ProfileSettings())]
-        made = page_records(page, ["native", "sqlite"], language="en")
-        assert made == {"native": expected, "sqlite": expected}
+        made = page_records(page, list(PROFILES), language="en")
+        for name, profile in PROFILES.items():
+            records = profile.records(page, settings)
+            assert iter(records) is records, name
+            assert made[name] == [dumps(record) for record in records], name
+        assert made["native"] is made["sqlite"]
+        assert [json.loads(pair)["path"] for pair in made["files"]] == [
+            file_path(chunk) for chunk in page.chunks]
 
 
 # -- hepilot (seed 003) ----------------------------------------------------------------------
@@ -121,7 +129,7 @@ def test_hepilot_records_of_every_example_page_are_valid(
         example_pages: tuple[Path, list[PageChunks]]) -> None:
     _, pages = example_pages
     for page in pages:
-        records = hepilot_records(page)
+        records = list(hepilot_records(page))
         for record, chunk in zip(records, page.chunks, strict=True):
             errors = [error.message for error in VALIDATOR.iter_errors(record)]
             assert not errors, (chunk.id, errors)
@@ -158,7 +166,7 @@ def test_schema_validation_rejects_bad_records(change: dict[str, Any]) -> None:
 def test_hepilot_chunk_type(text: str, expected: str) -> None:
     chunk = only(text)
     assert chunk_type(chunk) == expected
-    assert hepilot_records([chunk])[0]["chunk_type"] == expected
+    assert next(hepilot_records([chunk]))["chunk_type"] == expected
 
 
 def test_hepilot_counts_and_overlap_flags() -> None:
@@ -170,7 +178,7 @@ def test_hepilot_counts_and_overlap_flags() -> None:
     sentences = " ".join(f"Sentence number {n} says a little more." for n in range(60))
     page = chunk_page(f"# T\n\n{sentences}", max_tokens=64, min_tokens=8, overlap_tokens=12,
                       overlap_mode="text")
-    records = hepilot_records(page)
+    records = list(hepilot_records(page))
     assert len(records) > 2
     assert [r["has_overlap_previous"] for r in records] == [
         c.flags.has_overlap_previous for c in page.chunks]
@@ -261,8 +269,8 @@ def test_semantic_flat_round_trip(chunk: SemanticChunk) -> None:
 def test_semantic_records_of_real_chunks(example_pages: tuple[Path, list[PageChunks]]) -> None:
     _, pages = example_pages
     for page in pages:
-        records = semantic_records(page, ProfileSettings(language="en"))
-        flats = flat_records(page, ProfileSettings(language="en"))
+        records = list(semantic_records(page, ProfileSettings(language="en")))
+        flats = list(flat_records(page, ProfileSettings(language="en")))
         for chunk, record, flat in zip(page.chunks, records, flats, strict=True):
             semantic = SemanticChunk.from_dict(record)
             assert to_semantic(FlatSemanticChunk.from_dict(flat)) == semantic
@@ -288,16 +296,16 @@ def test_semantic_language_tags_and_blocks() -> None:
     text = "Intro.\n\n# Title\n\nWords.\n\n## Code\n\n```python\nprint(1)\n```"
     meta = {"lang": "de", "tags": ["a", " b ", "", "c,d", "e"]}
     page = chunk_page(text, meta=meta, max_tokens=24, min_tokens=0, languages=True)
-    chunks = semantic_chunks(page, ProfileSettings(language="en"))
+    chunks = list(semantic_chunks(page, ProfileSettings(language="en")))
     assert [c.type for c in chunks] == ["DocBlock", "DocBlock", "CodeBlock"]
     assert [c.language for c in chunks] == ["de", "de", "python"]
     assert chunks[0].tags == ("a", "b", "e")
     assert [c.block_index for c in chunks] == [0, 1, 2]
     assert len({c.block_id for c in chunks}) == 3
-    french = semantic_chunks(chunk_page(text, languages=True), ProfileSettings("fr"))
+    french = list(semantic_chunks(chunk_page(text, languages=True), ProfileSettings("fr")))
     assert french[0].language == "fr"
-    assert semantic_chunks(chunk_page(text, languages=True))[0].language == "UNKNOWN"
-    assert semantic_chunks(chunk_page(text, languages=True))[0].tags is None
+    assert next(semantic_chunks(chunk_page(text, languages=True))).language == "UNKNOWN"
+    assert next(semantic_chunks(chunk_page(text, languages=True))).tags is None
 
 
 def _valid(**changes: object) -> dict[str, Any]:
@@ -518,7 +526,8 @@ def test_property_first_header_determines_header_path(text: str, sizes: dict[str
        sizes=SIZES)
 def test_property_preamble_is_separated(preamble: str, text: str, sizes: dict[str, int]) -> None:
     # (seed 000 chunks Markdown files, which have no title beside their headings)
-    records = markdown_chunker_records(chunk_page(f"{preamble}\n\n{text}", title="", **sizes))
+    records = list(markdown_chunker_records(chunk_page(f"{preamble}\n\n{text}", title="",
+                                                       **sizes)))
     kinds = [r["metadata"]["content_type"] for r in records]
     assert kinds[0] == "preamble"
     count = kinds.index(next(kind for kind in kinds if kind != "preamble"))
@@ -533,7 +542,7 @@ def test_property_preamble_is_separated(preamble: str, text: str, sizes: dict[st
 @given(text=SECTIONS, sizes=SIZES)
 def test_property_no_preamble_without_content_before_first_header(
         text: str, sizes: dict[str, int]) -> None:
-    records = markdown_chunker_records(chunk_page(text, **sizes))
+    records = list(markdown_chunker_records(chunk_page(text, **sizes)))
     assert records
     for record in records:
         assert record["metadata"]["content_type"] != "preamble"
@@ -545,8 +554,8 @@ def test_sde12_header_path_ends_with_first_header() -> None:
     text = (f"# Grades\n\n## SDE 12\n\n### Scope\n\n{scope}\n\n### Impact (Delivery)\n\n"
             "Delivers projects of medium size on time.\n\n### Complexity\n\nHandles ambiguous "
             "requirements.\n\n### Leadership\n\nMentors juniors.")
-    records = markdown_chunker_records(chunk_page(text, max_tokens=120, min_tokens=40,
-                                                  split_level=2))
+    records = list(markdown_chunker_records(chunk_page(text, max_tokens=120, min_tokens=40,
+                                                       split_level=2)))
     [impact] = [r for r in records if "### Impact" in r["content"]]
     assert impact["metadata"]["header_path"] == "/Grades/SDE 12/Impact (Delivery)"
     assert impact["metadata"]["sub_headers"] == ["Complexity", "Leadership"]
@@ -605,7 +614,7 @@ def test_markdown_chunker_flags_and_overlap() -> None:
     words = " ".join(f"Sentence {n} has a few words." for n in range(40))
     text = f"# Big\n\n{code}\n\n## Tiny\n\nShort.\n\n## Long\n\n{words}"
     page = chunk_page(text, max_tokens=64, min_tokens=20, overlap_tokens=8, languages=True)
-    records = markdown_chunker_records(page)
+    records = list(markdown_chunker_records(page))
     for chunk, record in zip(page.chunks, records, strict=True):
         meta = record["metadata"]
         assert meta["allow_oversize"] == chunk.flags.allow_oversize
@@ -636,7 +645,7 @@ def test_adr_metadata_from_front_matter() -> None:
     meta = {"id": "ADR-0184-rag-markdown-header-chunking", "title": "RAG Chunking",
             "type": "adr", "relates_to": ["GOV-0020", "PRD-0008"], "tags": ["rag"]}
     page = chunk_page(ADR_TEXT, source="adrs/ADR-0184.md", meta=meta)
-    records = adr_records(page)
+    records = list(adr_records(page))
     assert [r["metadata"]["section"] for r in records] == ["Status", "Context"]
     assert records[0]["text"].startswith("# ADR-0184")  # the lone H1 joined the first H2
     assert records[0]["metadata"]["header_level"] == 2
@@ -736,14 +745,14 @@ def test_every_profile_agrees_with_native(example_pages: tuple[Path, list[PageCh
     checked = 0
     for page in pages:
         native = [chunk.as_native() for chunk in page.chunks]
-        by_profile = {name: profile.records(page.chunks, ProfileSettings(language="en"))
+        by_profile = {name: list(profile.records(page.chunks, ProfileSettings(language="en")))
                       for name, profile in PROFILES.items()}
         for number, record in enumerate(native):
             text = record["originalText"]
             start, end = record["charOffsets"]["charStart"], record["charOffsets"]["charEnd"]
             assert page.markdown[start:end] == text
             assert by_profile["native"][number] == record
-            files = by_profile["files"][number]
+            files = by_profile["files"][number]["record"]
             assert (files["originalText"], files["charOffsets"], files["id"]) == (
                 text, record["charOffsets"], record["id"])
             assert by_profile["hepilot"][number]["content"] == text

@@ -194,7 +194,7 @@ def test_generated_pages_list_the_chunks_of_every_section(
     result = chunk_page(text, max_tokens=max_tokens, split_level=split_level,
                         min_tokens=int(max_tokens * min_ratio), **options)
     if result.chunks:
-        check_page_sections(section_records(result), [c.as_native() for c in result.chunks],
+        check_page_sections(list(section_records(result)), [c.as_native() for c in result.chunks],
                             result.markdown)
 
 

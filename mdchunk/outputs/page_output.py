@@ -4,7 +4,7 @@ chunked: its records in every selected format, encoded once, its chunks' prints,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from mdchunk.chunking.chunk import PageChunks
 from mdchunk.chunking.tokens import TokenCounter
@@ -43,10 +43,6 @@ def page_output(result: PageChunks, settings: OutputSettings, *,
     )
 
 
-#: The formats whose records are the native ones, one per chunk (`Chunk.as_native`).
-_NATIVE = frozenset({"native", "sqlite"})
-
-
 def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | None = None,
                  pagefind_filters: Sequence[str] = ()) -> dict[str, list[str]]:
     """One page's records for each selected format, in chunk order, each as its JSON text (for
@@ -54,26 +50,21 @@ def page_records(page: ChunksLike, formats: Sequence[str], *, language: str | No
 
     A page's records are encoded here, once, where the page is chunked (a worker process, a
     Sphinx worker): the process that writes the index joins them (`write_records`), and the
-    page cache keeps them as they are. The text is that of `writers.dumps`, written by orjson
-    where it writes the same (`record_encoder`). `language` and `pagefind_filters`: see
-    `ProfileSettings`.
+    page cache keeps them as they are. Every profile makes its records one at a time, and each
+    is encoded as it comes, so that a record's objects are freed before the next is made; the
+    formats whose records are the same (`native`, `sqlite`) share one list. The text is that of
+    `writers.dumps`, written by orjson where it writes the same (`record_encoder`). `language`
+    and `pagefind_filters`: see `ProfileSettings`.
     """
     settings = ProfileSettings(language=language, pagefind_filters=tuple(pagefind_filters))
     chunks = chunks_of(page)
     encode = record_encoder([chunks[0].front_matter, chunks[0].chunking_options] if chunks
                             else [])
+    encoded: dict[Callable[[ChunksLike, ProfileSettings], Iterator[Record]], list[str]] = {}
     records: dict[str, list[str]] = {}
     for name in check_formats(formats):
-        profile = PROFILES[name]
-        made: list[Record]
-        if name in _NATIVE:  # (each record encoded as it is made, and its dicts freed at once)
-            records[name] = [encode(chunk.as_native()) for chunk in chunks]
-            continue
-        if profile.layout == "files":
-            from mdchunk.outputs.profiles.files import file_path, file_record
-
-            made = [{"path": file_path(c), "record": file_record(c)} for c in chunks]
-        else:
-            made = profile.records(page, settings)
-        records[name] = list(map(encode, made))
+        make = PROFILES[name].records
+        if make not in encoded:
+            encoded[make] = [encode(record) for record in make(page, settings)]
+        records[name] = encoded[make]
     return records

@@ -106,7 +106,7 @@ def check_page(html: str) -> list[dict[str, Any]]:
     """Chunk one page and check every per-page invariant; return its records."""
     result = CHUNKER.chunk_page(PageInput(html=html, source_path="fuzz/page.md",
                                           url="fuzz/page/", title="Fuzz"))
-    records = native_records(result)
+    records = list(native_records(result))
     json.dumps(records, ensure_ascii=False).encode("utf-8")  # valid UTF-8, no lone surrogate
     if not records:
         assert not result.markdown.strip()

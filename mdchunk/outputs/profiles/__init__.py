@@ -1,7 +1,8 @@
 """Output profiles: pure functions from one page's chunks to the records of each format.
 
 Each module follows one seed document exactly; `PROFILES` lists them by the name users select.
-They only make records: `mdchunk.outputs.formats` writes them.
+They only make records, one at a time (a page's records are encoded as they are made, so none
+of its formats' records are all held as objects): `mdchunk.outputs.formats` writes them.
 
 | name | records | written to |
 |---|---|---|
@@ -21,7 +22,7 @@ They only make records: `mdchunk.outputs.formats` writes them.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mdchunk.outputs.catalog import FORMATS, Record, check_formats
@@ -47,6 +48,7 @@ __all__ = [
     "docsearch_record",
     "docsearch_records",
     "file_doc_name",
+    "file_entries",
     "file_path",
     "file_record",
     "files_by_name",
@@ -70,8 +72,8 @@ __all__ = [
 _HOMES = {
     "adr": ("adr_record", "adr_records"),
     "docsearch": ("docsearch_record", "docsearch_records"),
-    "files": ("file_doc_name", "file_path", "file_record", "files_by_name", "files_layout",
-              "files_records"),
+    "files": ("file_doc_name", "file_entries", "file_path", "file_record", "files_by_name",
+              "files_layout", "files_records"),
     "flat": ("FlatSemanticChunk", "flat_records", "to_flat", "to_semantic"),
     "hepilot": ("chunk_type", "hepilot_record", "hepilot_records", "hepilot_schema"),
     "markdown_chunker": ("content_type", "markdown_chunker_record", "markdown_chunker_records"),
@@ -94,11 +96,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_Records = Callable[[ChunksLike, ProfileSettings], list[Record]]
+_Records = Callable[[ChunksLike, ProfileSettings], Iterator[Record]]
 
 _RECORDS: dict[str, tuple[str, str, bool]] = {
     "native": ("native", "native_records", False),
-    "files": ("files", "files_records", False),
+    "files": ("files", "file_entries", False),
     "hepilot": ("hepilot", "hepilot_records", False),
     "semantic": ("semantic", "semantic_records", True),
     "flat": ("flat", "flat_records", True),
@@ -110,26 +112,32 @@ _RECORDS: dict[str, tuple[str, str, bool]] = {
     "sections": ("sections", "section_records", False),
 }
 """How each format's records are made from a page's chunks: the module of this package that
-makes them, its function, and whether that takes the `ProfileSettings` too."""
+makes them (one at a time), its function, and whether that takes the `ProfileSettings` too. (The
+`files` layout's records are `{"path", "record"}` pairs.)"""
 
 
-def _records(name: str) -> _Records:
-    """The records function of the format `name`, whose module is imported when the format
-    first makes records (a build loads the modules of the formats it writes, no others)."""
-    module, function, with_settings = _RECORDS[name]
+def _records(module: str, function: str, with_settings: bool) -> _Records:
+    """The records function `function` of the module `module` of this package, which is
+    imported when a format first makes records with it (a build loads the modules of the
+    formats it writes, no others)."""
 
-    def records(chunks: ChunksLike, settings: ProfileSettings) -> list[Record]:
-        made: Callable[..., list[Record]] = getattr(
+    def records(chunks: ChunksLike, settings: ProfileSettings) -> Iterator[Record]:
+        made: Callable[..., Iterator[Record]] = getattr(
             importlib.import_module(f"{__name__}.{module}"), function)
         return made(chunks, settings) if with_settings else made(chunks)
 
     return records
 
 
-PROFILES: dict[str, Profile] = {
-    name: Profile(name, output.target, output.layout, _records(name), output.description,
-                  embedding=output.embedding)
-    for name, output in FORMATS.items()
-}
+def _profiles() -> dict[str, Profile]:
+    """Every format's `Profile`; formats whose records are the same (`native` and `sqlite`)
+    share one records function, by which a page's records are made once for both."""
+    functions = {how: _records(*how) for how in dict.fromkeys(_RECORDS.values())}
+    return {name: Profile(name, output.target, output.layout, functions[_RECORDS[name]],
+                          output.description, embedding=output.embedding)
+            for name, output in FORMATS.items()}
+
+
+PROFILES: dict[str, Profile] = _profiles()
 """Every output format by name, with how its records are made (`mdchunk.outputs.catalog`
 says where they go)."""

@@ -24,6 +24,7 @@ and other front matter values become their text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from mdchunk.chunking.chunk import Chunk
@@ -52,9 +53,10 @@ def adr_record(chunk: Chunk) -> Record:
     return {"text": chunk.text, "metadata": metadata}
 
 
-def adr_records(page: ChunksLike) -> list[Record]:
-    """The records of one page's chunks, in order."""
-    return [adr_record(chunk) for chunk in chunks_of(page)]
+def adr_records(page: ChunksLike) -> Iterator[Record]:
+    """The records of one page's chunks, in order, one at a time."""
+    for chunk in chunks_of(page):
+        yield adr_record(chunk)
 
 
 def section_of(chunk: Chunk) -> tuple[str, int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from mdchunk.chunking.chunk import Chunk, PageChunks
 from mdchunk.outputs.catalog import Layout, Record
@@ -33,8 +33,9 @@ class Profile:
     target: str
     """File (or folder, for the `files` layout) in the site folder."""
     layout: Layout
-    records: Callable[[ChunksLike, ProfileSettings], list[Record]]
-    """The page's records, in chunk order."""
+    records: Callable[[ChunksLike, ProfileSettings], Iterator[Record]]
+    """The page's records, in chunk order, made one at a time: whoever takes them (an encoder)
+    can be done with each before the next is made, so no page's records are all held."""
     description: str
     """One line for users: what the format is and which seed it follows."""
     embedding: bool = False

@@ -20,6 +20,7 @@ retrieval, so its record carries the chunk's whole text):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from mdchunk.chunking.chunk import Chunk
@@ -72,6 +73,7 @@ def docsearch_record(chunk: Chunk) -> Record:
     return record
 
 
-def docsearch_records(page: ChunksLike) -> list[Record]:
-    """The records of one page's chunks, in order."""
-    return [docsearch_record(chunk) for chunk in chunks_of(page)]
+def docsearch_records(page: ChunksLike) -> Iterator[Record]:
+    """The records of one page's chunks, in order, one at a time."""
+    for chunk in chunks_of(page):
+        yield docsearch_record(chunk)

@@ -14,7 +14,7 @@ docName gets `~` and 12 hex digits of its SHA-256 appended (`a---b` -> `a---b~1f
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from mdchunk.chunking.chunk import Chunk
 from mdchunk.errors import PageError
@@ -49,9 +49,18 @@ def file_record(chunk: Chunk) -> Record:
     return record
 
 
-def files_records(page: ChunksLike) -> list[Record]:
-    """The records of one page's chunks, in order."""
-    return [file_record(chunk) for chunk in chunks_of(page)]
+def files_records(page: ChunksLike) -> Iterator[Record]:
+    """The records of one page's chunks, in order, one at a time."""
+    for chunk in chunks_of(page):
+        yield file_record(chunk)
+
+
+def file_entries(page: ChunksLike) -> Iterator[Record]:
+    """One page's chunk files, in order, one at a time: each a `{"path", "record"}` pair (the
+    file's path relative to the site folder, its record), as the `files` layout writes them
+    (`files_by_name`)."""
+    for chunk in chunks_of(page):
+        yield {"path": file_path(chunk), "record": file_record(chunk)}
 
 
 def file_doc_name(doc_name: str) -> str:
@@ -76,8 +85,7 @@ def files_layout(pages: Iterable[ChunksLike]) -> dict[str, Record]:
         PageError: when two pages have the same docName (`a.md` and `a.rst`), so their chunks
             would share ids and files.
     """
-    pairs = ({"path": file_path(chunk), "record": file_record(chunk)}
-             for page in pages for chunk in chunks_of(page))
+    pairs = (entry for page in pages for entry in file_entries(page))
     return {f"{FOLDER}/{name}": record for name, record in files_by_name(pairs).items()}
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mdchunk.outputs.catalog import Record
@@ -198,9 +198,11 @@ def to_semantic(flat: FlatSemanticChunk) -> SemanticChunk:
     return SemanticChunk(**values)
 
 
-def flat_records(page: ChunksLike, settings: ProfileSettings | None = None) -> list[Record]:
-    """The `flat` records of one page (`to_flat(...).as_dict()`)."""
-    return [to_flat(chunk).as_dict() for chunk in semantic_chunks(page, settings)]
+def flat_records(page: ChunksLike, settings: ProfileSettings | None = None
+                 ) -> Iterator[Record]:
+    """The `flat` records of one page (`to_flat(...).as_dict()`), one at a time."""
+    for chunk in semantic_chunks(page, settings):
+        yield to_flat(chunk).as_dict()
 
 
 def _split(field: str, value: str | None) -> list[str]:

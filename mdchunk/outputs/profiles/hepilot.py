@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any, Literal
 
@@ -86,6 +87,7 @@ def hepilot_record(chunk: Chunk) -> Record:
     }
 
 
-def hepilot_records(page: ChunksLike) -> list[Record]:
-    """The records of one page's chunks, in order."""
-    return [hepilot_record(chunk) for chunk in chunks_of(page)]
+def hepilot_records(page: ChunksLike) -> Iterator[Record]:
+    """The records of one page's chunks, in order, one at a time."""
+    for chunk in chunks_of(page):
+        yield hepilot_record(chunk)

@@ -31,6 +31,7 @@ Rules where the seed leaves a choice:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from mdchunk.chunking.chunk import Chunk
@@ -142,9 +143,10 @@ def markdown_chunker_record(chunk: Chunk) -> Record:
     return {"content": chunk.text, "metadata": metadata}
 
 
-def markdown_chunker_records(page: ChunksLike) -> list[Record]:
-    """The records of one page's chunks, in order."""
-    return [markdown_chunker_record(chunk) for chunk in chunks_of(page)]
+def markdown_chunker_records(page: ChunksLike) -> Iterator[Record]:
+    """The records of one page's chunks, in order, one at a time."""
+    for chunk in chunks_of(page):
+        yield markdown_chunker_record(chunk)
 
 
 def _overlap(chunk: Chunk) -> dict[str, Any]:

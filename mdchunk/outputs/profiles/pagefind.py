@@ -19,7 +19,7 @@ takes (`mdchunk.outputs.pagefind_bundle` writes the bundle):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mdchunk.chunking.chunk import Chunk
@@ -34,10 +34,11 @@ ALWAYS_FILTERED = ("tags",)
 
 
 def pagefind_records(page: ChunksLike, settings: ProfileSettings | None = None
-                     ) -> list[Record]:
-    """The records of one page's sections, in page order."""
+                     ) -> Iterator[Record]:
+    """The records of one page's sections, in page order, one at a time."""
     settings = settings or ProfileSettings()
-    return [section_record(section, settings) for section in sections(chunks_of(page))]
+    for section in sections(chunks_of(page)):
+        yield section_record(section, settings)
 
 
 def sections(chunks: Sequence[Chunk]) -> list[list[Chunk]]:

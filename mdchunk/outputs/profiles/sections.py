@@ -27,17 +27,20 @@ the sections of a page form a tree.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from mdchunk.chunking.chunk import PageChunks, PageSection, absolute_url, chunk_id, section_url
 from mdchunk.outputs.catalog import Record
 from mdchunk.outputs.profiles.base import ChunksLike
 
 
-def section_records(page: ChunksLike) -> list[Record]:
-    """The records of one page's sections, in document order; a page given as bare chunks
-    (no `PageChunks`: no heading tree) has none."""
+def section_records(page: ChunksLike) -> Iterator[Record]:
+    """The records of one page's sections, in document order, one at a time; a page given as
+    bare chunks (no `PageChunks`: no heading tree) has none."""
     if not isinstance(page, PageChunks) or not page.chunks:
-        return []
-    return [section_record(page, section) for section in page.sections]
+        return
+    for section in page.sections:
+        yield section_record(page, section)
 
 
 def section_id(doc_name: str, number: int) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mdchunk.chunking.chunk import UUID_NAMESPACE, Chunk
@@ -319,18 +319,19 @@ def block_key(chunk: Chunk) -> str:
 
 
 def semantic_chunks(page: ChunksLike, settings: ProfileSettings | None = None
-                    ) -> list[SemanticChunk]:
-    """One `SemanticChunk` per chunk of the page, in order."""
-    chunks = chunks_of(page)
+                    ) -> Iterator[SemanticChunk]:
+    """One `SemanticChunk` per chunk of the page, in order, one at a time."""
     blocks: dict[str, int] = {}
-    for chunk in chunks:
-        blocks.setdefault(block_key(chunk), len(blocks))
-    return [_semantic(chunk, settings, blocks[block_key(chunk)]) for chunk in chunks]
+    for chunk in chunks_of(page):
+        block_index = blocks.setdefault(block_key(chunk), len(blocks))
+        yield _semantic(chunk, settings, block_index)
 
 
-def semantic_records(page: ChunksLike, settings: ProfileSettings | None = None) -> list[Record]:
-    """The `semantic` records of one page (`SemanticChunk.as_dict()`)."""
-    return [chunk.as_dict() for chunk in semantic_chunks(page, settings)]
+def semantic_records(page: ChunksLike, settings: ProfileSettings | None = None
+                     ) -> Iterator[Record]:
+    """The `semantic` records of one page (`SemanticChunk.as_dict()`), one at a time."""
+    for chunk in semantic_chunks(page, settings):
+        yield chunk.as_dict()
 
 
 def _semantic(chunk: Chunk, settings: ProfileSettings | None, block_index: int) -> SemanticChunk:
