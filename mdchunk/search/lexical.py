@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from mdchunk.outputs.sqlite import FTS_WEIGHTS
 
@@ -69,30 +69,55 @@ def lexical_ranking(connection: sqlite3.Connection, question: str, limit: int,
     With `phrases` (the default) a chunk's score also gains the -bm25 of the question's
     phrases (`phrase_query`) times `PHRASE_WEIGHT`.
     """
-    query = fts_query(question)
-    if not query or limit <= 0:
+    if limit <= 0:
         return []
-    ranking = _matches(connection, query, limit, weights)
-    searched = [(f'"{word}"', weight) for word, weight in expansions]
+    return _scored(connection, question, weights, expansions, phrases, limit=limit)
+
+
+def lexical_scores(connection: sqlite3.Connection, question: str, rowids: Collection[int],
+                   weights: Sequence[float] = FTS_WEIGHTS,
+                   expansions: Sequence[tuple[str, float]] = (), *,
+                   phrases: bool = True) -> list[tuple[int, float]]:
+    """The score `lexical_ranking` gives each chunk of `rowids` that matches `question`, as
+    (rowid, score) pairs, best first: the lexical side's score of chunks another side found,
+    wherever they rank here."""
+    if not rowids:
+        return []
+    return _scored(connection, question, weights, expansions, phrases, rowids=rowids)
+
+
+def _scored(connection: sqlite3.Connection, question: str, weights: Sequence[float],
+            expansions: Sequence[tuple[str, float]], phrases: bool, *, limit: int | None = None,
+            rowids: Collection[int] = ()) -> list[tuple[int, float]]:
+    """The chunks matching `question` (its words, `expansions` and phrases, each weighted),
+    best first: the `limit` best, or those of `rowids`."""
+    query = fts_query(question)
+    if not query:
+        return []
+    searched = [(query, 1.0), *((f'"{word}"', weight) for word, weight in expansions)]
     phrased = phrase_query(question) if phrases else ""
     if phrased:
         searched.append((phrased, PHRASE_WEIGHT))
-    if not searched:
-        return ranking
-    scores = dict(ranking)
+    scores: dict[int, float] = {}
     for match, weight in searched:
-        for rowid, score in _matches(connection, match, limit, weights):
+        for rowid, score in _matches(connection, match, weights, limit=limit, rowids=rowids):
             scores[rowid] = scores.get(rowid, 0.0) + weight * score
-    return sorted(scores.items(), key=lambda item: -item[1])[:limit]
+    ranking = sorted(scores.items(), key=lambda item: -item[1])
+    return ranking if limit is None else ranking[:limit]
 
 
-def _matches(connection: sqlite3.Connection, query: str, limit: int,
-             weights: Sequence[float]) -> list[tuple[int, float]]:
-    """The `limit` chunks that best match an FTS5 `query`, as (rowid, -bm25), best first."""
+def _matches(connection: sqlite3.Connection, query: str, weights: Sequence[float], *,
+             limit: int | None, rowids: Collection[int]) -> list[tuple[int, float]]:
+    """The chunks that match an FTS5 `query`, as (rowid, -bm25), best first: the `limit`
+    best, or (`limit` None) those of `rowids`."""
     weight_args = ", ".join(str(float(weight)) for weight in weights)
-    rows = connection.execute(
-        f"SELECT rowid, bm25(chunks_fts, {weight_args}) AS rank FROM chunks_fts "
-        "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-        (query, limit),
-    ).fetchall()
+    select = (f"SELECT rowid, bm25(chunks_fts, {weight_args}) AS rank FROM chunks_fts "
+              "WHERE chunks_fts MATCH ?")
+    if limit is not None:
+        rows = connection.execute(f"{select} ORDER BY rank LIMIT ?", (query, limit)).fetchall()
+    else:
+        wanted = sorted(rowids)
+        marks = ", ".join("?" for _ in wanted)
+        rows = connection.execute(f"{select} AND rowid IN ({marks}) ORDER BY rank",
+                                  (query, *wanted)).fetchall()
     return [(rowid, -rank) for rowid, rank in rows]
