@@ -15,7 +15,7 @@ import pytest
 
 from mdchunk.outputs.sqlite import connect
 from mdchunk.search.dense import dense_side
-from mdchunk.search.lexical import lexical_ranking
+from mdchunk.search.lexical import lexical_scores
 from mdchunk.search.ranking import fuse, side_rankings
 from tests.conftest import SiteBuilder
 
@@ -50,9 +50,9 @@ def test_every_candidate_has_both_sides_scores(make_site: SiteBuilder) -> None:
         differ = 0
         for question in QUESTIONS:
             words, nearest = side_rankings(connection, question, LIMIT, dense)
-            every_word = dict(lexical_ranking(connection, question, chunks))
+            every_word = lexical_scores(connection, question)
             every_vector = dict(dense.ranking(question, chunks))
-            top_words = [rowid for rowid, _ in lexical_ranking(connection, question, LIMIT)]
+            top_words = sorted(every_word, key=lambda rowid: -every_word[rowid])[:LIMIT]
             top_vectors = [rowid for rowid, _ in dense.ranking(question, LIMIT)]
             differ += set(top_words) != set(top_vectors)
             candidates = {*top_words, *top_vectors}

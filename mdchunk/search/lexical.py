@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 from mdchunk.outputs.sqlite import FTS_WEIGHTS
 
@@ -67,57 +67,52 @@ def lexical_ranking(connection: sqlite3.Connection, question: str, limit: int,
     `expansions`: (word, weight) pairs searched for besides the question's words
     (`mdchunk.search.vocabulary`): a chunk's score gains each word's -bm25 times its weight.
     With `phrases` (the default) a chunk's score also gains the -bm25 of the question's
-    phrases (`phrase_query`) times `PHRASE_WEIGHT`.
+    phrases (`phrase_query`) times `PHRASE_WEIGHT`. Each of these counts for the `limit`
+    chunks it matches best (`lexical_scores` counts them all).
     """
     if limit <= 0:
         return []
-    return _scored(connection, question, weights, expansions, phrases, limit=limit)
+    scores = _scored(connection, question, weights, expansions, phrases=phrases, limit=limit)
+    return sorted(scores.items(), key=lambda item: -item[1])[:limit]
 
 
-def lexical_scores(connection: sqlite3.Connection, question: str, rowids: Collection[int],
+def lexical_scores(connection: sqlite3.Connection, question: str,
                    weights: Sequence[float] = FTS_WEIGHTS,
                    expansions: Sequence[tuple[str, float]] = (), *,
-                   phrases: bool = True) -> list[tuple[int, float]]:
-    """The score `lexical_ranking` gives each chunk of `rowids` that matches `question`, as
-    (rowid, score) pairs, best first: the lexical side's score of chunks another side found,
-    wherever they rank here."""
-    if not rowids:
-        return []
-    return _scored(connection, question, weights, expansions, phrases, rowids=rowids)
+                   phrases: bool = True) -> dict[int, float]:
+    """The score `lexical_ranking` gives, of every chunk that matches `question`, by rowid,
+    each of its words, expansions and phrases counted wherever the chunk ranks for it: a
+    hybrid search has the lexical score of the chunks the dense side found, however low
+    they rank here (FTS5 scores every match to rank them, so this costs little more)."""
+    return _scored(connection, question, weights, expansions, phrases=phrases, limit=None)
 
 
 def _scored(connection: sqlite3.Connection, question: str, weights: Sequence[float],
-            expansions: Sequence[tuple[str, float]], phrases: bool, *, limit: int | None = None,
-            rowids: Collection[int] = ()) -> list[tuple[int, float]]:
-    """The chunks matching `question` (its words, `expansions` and phrases, each weighted),
-    best first: the `limit` best, or those of `rowids`."""
+            expansions: Sequence[tuple[str, float]], *, phrases: bool, limit: int | None
+            ) -> dict[int, float]:
+    """Each chunk's score for `question`: its words, `expansions` and phrases, each an FTS5
+    query whose `limit` best matches (None: every match) count, by their weights."""
     query = fts_query(question)
     if not query:
-        return []
+        return {}
     searched = [(query, 1.0), *((f'"{word}"', weight) for word, weight in expansions)]
     phrased = phrase_query(question) if phrases else ""
     if phrased:
         searched.append((phrased, PHRASE_WEIGHT))
     scores: dict[int, float] = {}
     for match, weight in searched:
-        for rowid, score in _matches(connection, match, weights, limit=limit, rowids=rowids):
+        for rowid, score in _matches(connection, match, weights, limit):
             scores[rowid] = scores.get(rowid, 0.0) + weight * score
-    ranking = sorted(scores.items(), key=lambda item: -item[1])
-    return ranking if limit is None else ranking[:limit]
+    return scores
 
 
-def _matches(connection: sqlite3.Connection, query: str, weights: Sequence[float], *,
-             limit: int | None, rowids: Collection[int]) -> list[tuple[int, float]]:
-    """The chunks that match an FTS5 `query`, as (rowid, -bm25), best first: the `limit`
-    best, or (`limit` None) those of `rowids`."""
+def _matches(connection: sqlite3.Connection, query: str, weights: Sequence[float],
+             limit: int | None) -> list[tuple[int, float]]:
+    """The chunks that match an FTS5 `query`, as (rowid, -bm25): the `limit` best, best
+    first, or (None) every match."""
     weight_args = ", ".join(str(float(weight)) for weight in weights)
     select = (f"SELECT rowid, bm25(chunks_fts, {weight_args}) AS rank FROM chunks_fts "
               "WHERE chunks_fts MATCH ?")
-    if limit is not None:
-        rows = connection.execute(f"{select} ORDER BY rank LIMIT ?", (query, limit)).fetchall()
-    else:
-        wanted = sorted(rowids)
-        marks = ", ".join("?" for _ in wanted)
-        rows = connection.execute(f"{select} AND rowid IN ({marks}) ORDER BY rank",
-                                  (query, *wanted)).fetchall()
+    rows = (connection.execute(select, (query,)) if limit is None else
+            connection.execute(f"{select} ORDER BY rank LIMIT ?", (query, limit))).fetchall()
     return [(rowid, -rank) for rowid, rank in rows]

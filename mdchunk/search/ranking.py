@@ -132,16 +132,20 @@ def side_rankings(connection: Any, question: str, limit: int, dense: DenseSide |
                   weights: Sequence[float] = FTS_WEIGHTS,
                   extra: Sequence[tuple[str, float]] = ()) -> list[list[tuple[int, float]]]:
     """The lexical side's ranking of `question`, and the dense side's where there is one,
-    each of `limit` candidates; with both, each side also scores the other's candidates that
-    it did not rank among its own, so that every candidate is fused with both its scores (a
-    chunk one side puts 101st keeps that side's score, not none)."""
-    words = lexical_ranking(connection, question, limit, weights, extra)
+    each of `limit` candidates. With both, each side also scores the other side's candidates
+    that it did not rank among its own, so that every candidate is fused with both its scores
+    (a chunk one side puts 101st keeps that side's score, not none); the lexical scores are
+    then `lexical_scores`', every word, expansion and phrase counted wherever it ranks the
+    chunk."""
     if dense is None:
-        return [words]
+        return [lexical_ranking(connection, question, limit, weights, extra)]
+    scores = lexical_scores(connection, question, weights, extra)
+    words = sorted(scores.items(), key=lambda item: -item[1])[:max(limit, 0)]
     nearest = dense.ranking(question, limit, also=[rowid for rowid, _score in words])
     ranked = {rowid for rowid, _score in words}
-    missing = [rowid for rowid, _score in nearest if rowid not in ranked]
-    return [words + lexical_scores(connection, question, missing, weights, extra), nearest]
+    words += [(rowid, scores[rowid]) for rowid, _score in nearest
+              if rowid in scores and rowid not in ranked]
+    return [words, nearest]
 
 
 def _expansions(path: Path, connection: Any, question: str, dense: DenseSide
