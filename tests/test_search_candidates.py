@@ -9,12 +9,15 @@ model's vectors (`embed_model: wordllama`); the rankings are read from the writt
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import sqlite3
+from collections.abc import Iterator
 
 import pytest
 
 from mdchunk.outputs.sqlite import connect
-from mdchunk.search.dense import dense_side
+from mdchunk.search.dense import DenseSide, dense_side
 from mdchunk.search.lexical import lexical_scores
 from mdchunk.search.ranking import fuse, side_rankings
 from tests.conftest import SiteBuilder
@@ -39,15 +42,23 @@ QUESTIONS = ("renew an expired certificate", "delete old backups", "where are th
 LIMIT = 4
 
 
-def test_every_candidate_has_both_sides_scores(make_site: SiteBuilder) -> None:
+@contextlib.contextmanager
+def embedded_index(make_site: SiteBuilder) -> Iterator[tuple[sqlite3.Connection, DenseSide, int]]:
+    """The built site's index open, its dense side and its count of chunks."""
     index = make_site(PAGES, plugin={"formats": ["native", "sqlite"],
                                      "embed_model": "wordllama"}) / "chunks.sqlite"
     connection = connect(index)
     try:
         dense = dense_side(index, "hybrid", connection)
         assert dense is not None
-        chunks = connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        differ = 0
+        yield connection, dense, connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def test_every_candidate_has_both_sides_scores(make_site: SiteBuilder) -> None:
+    differ = 0
+    with embedded_index(make_site) as (connection, dense, chunks):
         for question in QUESTIONS:
             words, nearest = side_rankings(connection, question, LIMIT, dense)
             every_word = lexical_scores(connection, question)
@@ -63,25 +74,14 @@ def test_every_candidate_has_both_sides_scores(make_site: SiteBuilder) -> None:
                 {rowid: every_word[rowid] for rowid in candidates if rowid in every_word})
             assert dict(nearest) == pytest.approx(
                 {rowid: every_vector[rowid] for rowid in candidates})
-    finally:
-        connection.close()
     assert differ >= 2  # the sides' candidates differ: the scores filled in are checked
 
 
 def test_the_fused_score_of_a_hit_is_that_of_both_its_scores(make_site: SiteBuilder) -> None:
-    """With every chunk a candidate of both sides, the first hits are those of candidates cut
-    to a few: the fusion of a few candidates differs from that of all only by the chunks
-    neither side found."""
-    index = make_site(PAGES, plugin={"formats": ["native", "sqlite"],
-                                     "embed_model": "wordllama"}) / "chunks.sqlite"
-    connection = connect(index)
-    try:
-        dense = dense_side(index, "hybrid", connection)
-        assert dense is not None
-        chunks = connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    """The fusion of a few candidates a side gives each of them the score it has when every
+    chunk is a candidate of both sides."""
+    with embedded_index(make_site) as (connection, dense, chunks):
         for question in QUESTIONS:
             few = dict(fuse(side_rankings(connection, question, LIMIT, dense)))
             every = dict(fuse(side_rankings(connection, question, chunks, dense)))
             assert few == pytest.approx({rowid: every[rowid] for rowid in few})
-    finally:
-        connection.close()
