@@ -13,6 +13,7 @@ import functools
 import logging
 import os
 import sqlite3
+from collections.abc import Collection
 from pathlib import Path
 
 from mdchunk.errors import MdChunkError
@@ -41,8 +42,10 @@ class DenseSide:
     vectors: StoredVectors
     embedder: Embedder
 
-    def ranking(self, question: str, limit: int) -> list[tuple[int, float]]:
-        """The `limit` chunks nearest to `question` as (rowid, cosine) pairs, best first;
+    def ranking(self, question: str, limit: int, also: Collection[int] = ()
+                ) -> list[tuple[int, float]]:
+        """The `limit` chunks nearest to `question` as (rowid, cosine) pairs, best first,
+        then the cosines of the chunks of `also` (rowids another side found) not among them;
         none for a question the model has no word of. The question's tokens are weighted by
         their idf in the index where it holds them (`mdchunk.search.token_weights`)."""
         import numpy as np
@@ -50,11 +53,17 @@ class DenseSide:
         query = weighted_question(self.embedder, self.vectors.idf, question)
         if limit <= 0 or not query.any() or not len(self.vectors.rowids):
             return []
+        rowids = self.vectors.rowids
         scores = single_threaded_dot(self.vectors.matrix, query)
         count = min(limit, len(scores))
         best = np.argpartition(-scores, count - 1)[:count]
-        best = best[np.lexsort((self.vectors.rowids[best], -scores[best]))]
-        return [(int(self.vectors.rowids[index]), float(scores[index])) for index in best]
+        best = best[np.lexsort((rowids[best], -scores[best]))]
+        if also:
+            found = np.zeros(len(rowids), dtype=bool)
+            found[best] = True
+            wanted = np.isin(rowids, np.fromiter(also, dtype=np.int64, count=len(also)))
+            best = np.concatenate([best, np.flatnonzero(wanted & ~found)])
+        return [(int(rowids[index]), float(scores[index])) for index in best]
 
 
 def dense_side(path: Path, mode: str, connection: sqlite3.Connection) -> DenseSide | None:

@@ -67,32 +67,52 @@ def lexical_ranking(connection: sqlite3.Connection, question: str, limit: int,
     `expansions`: (word, weight) pairs searched for besides the question's words
     (`mdchunk.search.vocabulary`): a chunk's score gains each word's -bm25 times its weight.
     With `phrases` (the default) a chunk's score also gains the -bm25 of the question's
-    phrases (`phrase_query`) times `PHRASE_WEIGHT`.
+    phrases (`phrase_query`) times `PHRASE_WEIGHT`. Each of these counts for the `limit`
+    chunks it matches best (`lexical_scores` counts them all).
     """
-    query = fts_query(question)
-    if not query or limit <= 0:
+    if limit <= 0:
         return []
-    ranking = _matches(connection, query, limit, weights)
-    searched = [(f'"{word}"', weight) for word, weight in expansions]
-    phrased = phrase_query(question) if phrases else ""
-    if phrased:
-        searched.append((phrased, PHRASE_WEIGHT))
-    if not searched:
-        return ranking
-    scores = dict(ranking)
-    for match, weight in searched:
-        for rowid, score in _matches(connection, match, limit, weights):
-            scores[rowid] = scores.get(rowid, 0.0) + weight * score
+    scores = _scored(connection, question, weights, expansions, phrases=phrases, limit=limit)
     return sorted(scores.items(), key=lambda item: -item[1])[:limit]
 
 
-def _matches(connection: sqlite3.Connection, query: str, limit: int,
-             weights: Sequence[float]) -> list[tuple[int, float]]:
-    """The `limit` chunks that best match an FTS5 `query`, as (rowid, -bm25), best first."""
+def lexical_scores(connection: sqlite3.Connection, question: str,
+                   weights: Sequence[float] = FTS_WEIGHTS,
+                   expansions: Sequence[tuple[str, float]] = (), *,
+                   phrases: bool = True) -> dict[int, float]:
+    """The score `lexical_ranking` gives, of every chunk that matches `question`, by rowid,
+    each of its words, expansions and phrases counted wherever the chunk ranks for it: a
+    hybrid search has the lexical score of the chunks the dense side found, however low
+    they rank here (FTS5 scores every match to rank them, so this costs little more)."""
+    return _scored(connection, question, weights, expansions, phrases=phrases, limit=None)
+
+
+def _scored(connection: sqlite3.Connection, question: str, weights: Sequence[float],
+            expansions: Sequence[tuple[str, float]], *, phrases: bool, limit: int | None
+            ) -> dict[int, float]:
+    """Each chunk's score for `question`: its words, `expansions` and phrases, each an FTS5
+    query whose `limit` best matches (None: every match) count, by their weights."""
+    query = fts_query(question)
+    if not query:
+        return {}
+    searched = [(query, 1.0), *((f'"{word}"', weight) for word, weight in expansions)]
+    phrased = phrase_query(question) if phrases else ""
+    if phrased:
+        searched.append((phrased, PHRASE_WEIGHT))
+    scores: dict[int, float] = {}
+    for match, weight in searched:
+        for rowid, score in _matches(connection, match, weights, limit):
+            scores[rowid] = scores.get(rowid, 0.0) + weight * score
+    return scores
+
+
+def _matches(connection: sqlite3.Connection, query: str, weights: Sequence[float],
+             limit: int | None) -> list[tuple[int, float]]:
+    """The chunks that match an FTS5 `query`, as (rowid, -bm25): the `limit` best, best
+    first, or (None) every match."""
     weight_args = ", ".join(str(float(weight)) for weight in weights)
-    rows = connection.execute(
-        f"SELECT rowid, bm25(chunks_fts, {weight_args}) AS rank FROM chunks_fts "
-        "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-        (query, limit),
-    ).fetchall()
+    select = (f"SELECT rowid, bm25(chunks_fts, {weight_args}) AS rank FROM chunks_fts "
+              "WHERE chunks_fts MATCH ?")
+    rows = (connection.execute(select, (query,)) if limit is None else
+            connection.execute(f"{select} ORDER BY rank LIMIT ?", (query, limit))).fetchall()
     return [(rowid, -rank) for rowid, rank in rows]

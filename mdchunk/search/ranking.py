@@ -21,7 +21,7 @@ from typing import Any, Literal
 from mdchunk.outputs.sqlite import FTS_WEIGHTS, column_or_null, connect
 from mdchunk.search.dense import DenseSide, dense_side, index_stamp
 from mdchunk.search.kinds import page_kinds, reorder
-from mdchunk.search.lexical import lexical_ranking
+from mdchunk.search.lexical import lexical_ranking, lexical_scores
 from mdchunk.search.vectors import META_DIMENSION
 from mdchunk.search.vocabulary import StoredTerms, expansions, read_terms
 
@@ -112,13 +112,12 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
     connection = connect(path)
     try:
         dense = dense_side(path, mode, connection)
-        rankings: list[list[tuple[int, float]]] = []
-        if mode != "dense":
+        if mode == "dense" and dense is not None:
+            rankings = [dense.ranking(question, candidates_for(k))]
+        else:
             extra = _expansions(path, connection, question, dense) if expand and dense else []
-            rankings.append(lexical_ranking(connection, question, candidates_for(k), weights,
-                                            extra))
-        if dense is not None:
-            rankings.append(dense.ranking(question, candidates_for(k)))
+            rankings = side_rankings(connection, question, candidates_for(k), dense,
+                                     weights=weights, extra=extra)
         hits = _hits(connection, fuse(rankings))
         if priors or kinds:
             hits = _with_kinds(connection, hits, question, priors=priors, kinds=kinds)
@@ -127,6 +126,26 @@ def search(path: Path, question: str, k: int = 5, *, mode: Mode = "auto",
     if per_section:
         hits = one_per_section(hits)
     return hits[:k]
+
+
+def side_rankings(connection: Any, question: str, limit: int, dense: DenseSide | None, *,
+                  weights: Sequence[float] = FTS_WEIGHTS,
+                  extra: Sequence[tuple[str, float]] = ()) -> list[list[tuple[int, float]]]:
+    """The lexical side's ranking of `question`, and the dense side's where there is one,
+    each of `limit` candidates. With both, each side also scores the other side's candidates
+    that it did not rank among its own, so that every candidate is fused with both its scores
+    (a chunk one side puts 101st keeps that side's score, not none); the lexical scores are
+    then `lexical_scores`', every word, expansion and phrase counted wherever it ranks the
+    chunk."""
+    if dense is None:
+        return [lexical_ranking(connection, question, limit, weights, extra)]
+    scores = lexical_scores(connection, question, weights, extra)
+    words = sorted(scores.items(), key=lambda item: -item[1])[:max(limit, 0)]
+    nearest = dense.ranking(question, limit, also=[rowid for rowid, _score in words])
+    ranked = {rowid for rowid, _score in words}
+    words += [(rowid, scores[rowid]) for rowid, _score in nearest
+              if rowid in scores and rowid not in ranked]
+    return [words, nearest]
 
 
 def _expansions(path: Path, connection: Any, question: str, dense: DenseSide
