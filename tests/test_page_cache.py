@@ -719,3 +719,28 @@ def test_a_build_sweeps_what_killed_writers_left_in_the_cache(tmp_path: Path) ->
     _build(config)
     assert not any(path.exists() for path in stale) and live.exists()
     assert sorted(path.name for path in cache.rglob("*.json")) == kept
+
+
+def test_an_entry_read_once_is_read_again_without_its_header_and_still_checked(
+        tmp_path: Path) -> None:
+    """The finish reads a kept page's records and Markdown after the build read its counts:
+    it seeks to them by the header read then; an entry replaced since by one of another size
+    has its header read again, and one cut short is still refused."""
+    cache = PageCache(tmp_path / "cache", "settings")
+    first = _page("<h1>P</h1><p>One.</p><h2 id='a'>A</h2><p>Two.</p>")
+    second = _page("<h1>P</h1><p>Another text, longer than the first.</p>"
+                   "<h2 id='a'>A</h2><p>Two.</p><h2 id='b'>B</h2><p>Three.</p>")
+    cache.put("k1", first)
+    assert cache.summary_and_markdown("k1") is not None
+    assert cache.markdown("k1") == first.markdown
+    assert cache.records_block("k1", "native") == "".join(
+        f"{record}\n" for record in first.records["native"]).encode("utf-8")
+    cache.put("k1", second)  # (a page chunked again by another process, say)
+    assert cache.markdown("k1") == second.markdown
+    assert cache.read("k1").records == second.records
+    data = cache.path("k1").read_bytes()
+    cache.path("k1").write_bytes(data[:-3])
+    with pytest.raises(ValueError, match="truncated"):
+        cache.records_block("k1", "native")
+    with pytest.raises(ValueError, match="truncated"):
+        cache.markdown("k1")
