@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
 
 from mdchunk.session.kept_outputs import FOLDER
 from tests.conftest import build_mkdocs
@@ -85,3 +87,18 @@ def test_a_changed_site_writes_the_index_files_of_a_clean_build(tmp_path: Path) 
     (docs / "guide.md").write_text(PAGES["guide.md"], encoding="utf-8")
     (docs / "faq.md").write_text(PAGES["faq.md"], encoding="utf-8")
     assert _index(_config(tmp_path, "site")) == first
+
+
+@pytest.mark.usefixtures("reproducible")
+def test_a_site_folder_not_emptied_keeps_no_temporary_name(tmp_path: Path) -> None:
+    """`mkdocs build --dirty` leaves the last index file in the site folder, which is the
+    cache's file: the build's new name of it does not stay beside it."""
+    (tmp_path / "docs").mkdir()
+    for name, text in PAGES.items():
+        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
+    config = _config(tmp_path, "site")
+    first = _index(config)
+    build(load_config(str(config)), dirty=True)
+    site = tmp_path / "site"
+    assert {name: (site / name).read_bytes() for name in FILES} == first
+    assert sorted(path.name for path in site.iterdir() if path.name.startswith(".")) == []

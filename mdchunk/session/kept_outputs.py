@@ -60,37 +60,15 @@ class KeptOutputs:
         noted = self._noted.get(name)
         if noted is None or noted != _stamp(kept):
             return False
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.kept.tmp")
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
-            os.link(kept, temporary)
-            os.replace(temporary, target)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            return False
-        return True
+        return _link(kept, target)
 
     def keep(self, name: str, written: Path) -> None:
         """Keep the file of format `name` that this build wrote at `written`, as another name
         of it in the cache (nothing is kept where no link can be made)."""
         kept = self.folder / name
-        temporary = self.folder / f".{name}.{os.getpid()}.tmp"
         self._noted.pop(name, None)
         self._changed = True
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
-            os.link(written, temporary)
-            os.replace(temporary, kept)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            return
-        stamp = _stamp(kept)
+        stamp = _stamp(kept) if _link(written, kept) else None
         if stamp is not None:
             self._noted[name] = stamp
 
@@ -113,6 +91,25 @@ class KeptOutputs:
                     for name, stamp in saved["files"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return {}
+
+
+def _link(source: Path, target: Path) -> bool:
+    """Give the file `source` the name `target` too, atomically (a new name beside `target`,
+    then a rename over it); returns whether it did (never an exception)."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.link.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        os.link(source, temporary)
+        os.replace(temporary, target)
+        with contextlib.suppress(FileNotFoundError):  # (a rename onto another name of the
+            os.unlink(temporary)  # same file leaves both names: a build of an unemptied site)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return False
+    return True
 
 
 def _stamp(path: Path) -> list[int] | None:
