@@ -21,6 +21,7 @@ from mdchunk.outputs.page_output import page_output
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache, PagePointer
 from mdchunk.session.duplicate_search import MARKS_FILE
+from mdchunk.session.kept_outputs import MANIFEST as KEPT_MANIFEST
 from mdchunk.settings import OutputSettings
 from tests.conftest import SiteBuilder
 from tests.invariants import Index
@@ -71,7 +72,7 @@ def _entries(root: Path) -> dict[str, Path]:
     """The cache's entries by the source path of their page."""
     entries = {}
     for path in sorted((root / ".cache" / "mdchunk").glob("*.json")):
-        if path.name not in ("manifest.json", MARKS_FILE):
+        if path.name not in ("manifest.json", MARKS_FILE, KEPT_MANIFEST):
             header = path.read_bytes().split(b"\n", 1)[0]
             entries[json.loads(header)["page"]["source_path"]] = path
     return entries
@@ -207,7 +208,7 @@ def test_two_site_folders_sharing_the_cache_keep_each_others_entries(tmp_path: P
     (tmp_path / "docs" / "faq.md").write_text(PAGES["faq.md"], encoding="utf-8")
     assert _build(one)[0] == 1  # faq.md differs; the others are the other site's entries
     entries = len([path for path in (tmp_path / ".cache" / "mdchunk").glob("*.json")
-                   if path.name != MARKS_FILE])
+                   if path.name not in (MARKS_FILE, KEPT_MANIFEST)])
     assert entries == 4
     assert _build(one)[0] == 0
     (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nQuestions.\n", encoding="utf-8")
@@ -719,3 +720,28 @@ def test_a_build_sweeps_what_killed_writers_left_in_the_cache(tmp_path: Path) ->
     _build(config)
     assert not any(path.exists() for path in stale) and live.exists()
     assert sorted(path.name for path in cache.rglob("*.json")) == kept
+
+
+def test_an_entry_read_once_is_read_again_without_its_header_and_still_checked(
+        tmp_path: Path) -> None:
+    """The finish reads a kept page's records and Markdown after the build read its counts:
+    it seeks to them by the header read then; an entry replaced since by one of another size
+    has its header read again, and one cut short is still refused."""
+    cache = PageCache(tmp_path / "cache", "settings")
+    first = _page("<h1>P</h1><p>One.</p><h2 id='a'>A</h2><p>Two.</p>")
+    second = _page("<h1>P</h1><p>Another text, longer than the first.</p>"
+                   "<h2 id='a'>A</h2><p>Two.</p><h2 id='b'>B</h2><p>Three.</p>")
+    cache.put("k1", first)
+    assert cache.summary_and_markdown("k1") is not None
+    assert cache.markdown("k1") == first.markdown
+    assert cache.records_block("k1", "native") == "".join(
+        f"{record}\n" for record in first.records["native"]).encode("utf-8")
+    cache.put("k1", second)  # (a page chunked again by another process, say)
+    assert cache.markdown("k1") == second.markdown
+    assert cache.read("k1").records == second.records
+    data = cache.path("k1").read_bytes()
+    cache.path("k1").write_bytes(data[:-3])
+    with pytest.raises(ValueError, match="truncated"):
+        cache.records_block("k1", "native")
+    with pytest.raises(ValueError, match="truncated"):
+        cache.markdown("k1")

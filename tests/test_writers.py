@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mdchunk.outputs import writers
 from mdchunk.outputs.writers import atomic_write, dumps, record_encoder, write_jsonl, write_text
 
 
@@ -112,3 +113,28 @@ def test_a_write_sweeps_a_killed_writers_file_unless_the_folder_owner_does(
     write_text(tmp_path / "page.json", "{}", durable=False)
     assert not stale.exists()
     assert (tmp_path / "page.json").read_text() == "{}"
+
+
+def test_a_write_into_a_folder_it_makes_reads_no_folder_to_sweep(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder made for the write holds no killed writer's file, so the write does not read
+    it (a build writes a page's Markdown into a folder MkDocs just emptied); a folder that was
+    there is swept as before, and the file is written whole either way."""
+    swept: list[Path] = []
+    original = writers.sweep_stale_temporaries
+
+    def sweep(path: Path) -> list[Path]:
+        swept.append(path)
+        return original(path)
+
+    monkeypatch.setattr(writers, "sweep_stale_temporaries", sweep)  # (counts the sweeps)
+    page = tmp_path / "new" / "deeper" / "page.md"
+    write_text(page, "text", durable=False)
+    assert swept == []
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    stale = page.parent / f".page.md.{dead}.abc.tmp"
+    stale.write_text("partial")
+    write_text(page, "again", durable=False)
+    assert swept == [page] and not stale.exists()
+    assert page.read_text() == "again"
+    assert [path.name for path in page.parent.iterdir()] == ["page.md"]

@@ -29,11 +29,12 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], object], *, durable: b
     killed outright (SIGKILL, power loss) cannot remove its temporary file: the next write of
     the same `path` does (see `sweep_stale_temporaries`), unless `sweep=False` says that the
     folder's owner sweeps it as a whole (a folder of many files, each written once: a sweep at
-    each write would read the folder each time).
+    each write would read the folder each time). A folder made for this write holds nothing to
+    sweep.
     """
-    if sweep:
-        sweep_stale_temporaries(path)
-    temporary, handle = _temporary_beside(path)
+    temporary, handle, made = _temporary_beside(path)
+    if sweep and not made:
+        sweep_stale_temporaries(path)  # (this process's own temporary file is kept)
     try:
         with handle:
             write(handle)
@@ -48,25 +49,28 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], object], *, durable: b
         raise
 
 
-def _temporary_beside(path: Path) -> tuple[str, IO[bytes]]:
+def _temporary_beside(path: Path) -> tuple[str, IO[bytes], bool]:
     """A new temporary file beside `path`, open for writing, named as `sweep_stale_temporaries`
-    finds it (`.{name}.{pid}.{random}.tmp`); the folder is made when it is missing.
+    finds it (`.{name}.{pid}.{random}.tmp`); the folder is made when it is missing. Also says
+    whether it made the folder.
 
     One `open` where the folder is there (a build writes many files into folders that exist):
     the folder is made only when the open says it is missing."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(
         os, "O_BINARY", 0)
     prefix = os.path.join(path.parent, f".{path.name}.{os.getpid()}.")
+    made = False
     for _ in range(100):
         temporary = f"{prefix}{os.urandom(5).hex()}.tmp"
         try:
             descriptor = os.open(temporary, flags, 0o600)
         except FileNotFoundError:
             path.parent.mkdir(parents=True, exist_ok=True)
+            made = True
             continue
         except FileExistsError:
             continue
-        return temporary, os.fdopen(descriptor, "w+b")
+        return temporary, os.fdopen(descriptor, "w+b"), made
     raise FileExistsError(f"no free name for a temporary file beside {path}")
 
 

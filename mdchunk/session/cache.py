@@ -100,6 +100,11 @@ class PageCache:
         """False once the folder proved unwritable (then every `summary` misses)."""
         self._log = log or _log  # warnings go to the engine's log (e.g. "mdchunk: ...")
         self._known: set[str] = set()  # page keys whose entry this object read or wrote
+        self._layouts: dict[str, tuple[int, dict[str, Any]]] = {}
+        """The length of the header line and the header of entries read already, by page key:
+        a later read of another part of an entry (the finish's) seeks to it without parsing
+        and checking the header again (an entry's name says what it holds, and it is never
+        rewritten in place; its size is still checked)."""
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -133,6 +138,7 @@ class PageCache:
                     markdown) else ""
         except FileNotFoundError:
             self._known.discard(page_key)
+            self._layouts.pop(page_key, None)
             return None
         except Exception as error:  # noqa: BLE001 - a bad entry is a miss, whatever is wrong
             self._log.debug("page cache: %s cannot be used, its page is chunked again: %s",
@@ -234,15 +240,19 @@ class PageCache:
         """The header of the entry of `page_key` open in `handle` (read up to its end), and the
         sizes of its prints, Markdown and inspector parts. Raises `ValueError` where the entry
         is not one of this version, settings and page, or is not of the size its header gives
-        (cut short)."""
+        (cut short). An entry read before in this build is not parsed again (`_layouts`)."""
+        size = os.fstat(handle.fileno()).st_size
+        known = self._layouts.get(page_key)
+        if known is not None and _whole_size(*known) == size:
+            handle.seek(known[0])
+            return known[1], known[1]["sizes"][:3]
         line = handle.readline()
         header = loads(line)
         self._check(header, page_key)
-        sizes = header["sizes"]
-        whole = len(line) + sum(size + 1 for size in sizes[:3]) + sum(sizes[3].values())
-        if os.fstat(handle.fileno()).st_size != whole or not line.endswith(b"\n"):
+        if _whole_size(len(line), header) != size or not line.endswith(b"\n"):
             raise ValueError("truncated")
-        return header, sizes[:3]
+        self._layouts[page_key] = len(line), {"page": header["page"], "sizes": header["sizes"]}
+        return header, header["sizes"][:3]
 
     def _check(self, header: Any, page_key: str) -> None:
         """Raise `ValueError` unless `header` is that of an entry of `page_key` written by this
@@ -287,6 +297,8 @@ class PageCache:
         _sweep_folder(self.folder)
         _sweep_folder(self.folder / POINTERS)
         self._known &= keep
+        self._layouts = {key: layout for key, layout in self._layouts.items()
+                         if key in keep}
         return removed
 
     def manifest(self, site: Path) -> dict[str, PagePointer]:
@@ -410,6 +422,13 @@ def _part(handle: IO[bytes], size: int, *, line: bool = True) -> bytes:
     if len(data) != size + line or (line and data[-1:] != b"\n"):
         raise ValueError("truncated")
     return data[:size] if line else data
+
+
+def _whole_size(header_length: int, header: Mapping[str, Any]) -> int:
+    """The size in bytes of an entry whose header line is `header_length` bytes long."""
+    sizes: list[Any] = header["sizes"]
+    parts: list[int] = [*sizes[:3], *sizes[3].values()]
+    return header_length + sum(parts) + 3
 
 
 def _is_size(value: Any) -> bool:

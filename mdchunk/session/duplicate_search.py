@@ -18,16 +18,15 @@ Three things keep that search out of the engine's way:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from mdchunk._version import __version__
 from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
 from mdchunk.outputs.writers import dumps, loads, write_text
 from mdchunk.session.index_pages import IndexedPage
+from mdchunk.session.kept_outputs import index_key
 from mdchunk.session.workers import WorkerPool
 
 MARKS_FILE = "duplicate-marks.json"
@@ -75,10 +74,7 @@ class DuplicateSearch:
         """Begin finding the marks of `pages` (the index, in its order): the worker's, found
         as the pages came, when they came in this order; the last build's when they mark the
         same index; else a search in `pool`'s worker (None: in `marks`)."""
-        digest = hashlib.sha256(f"{__version__}\n{self.settings}".encode())
-        for page in pages:
-            digest.update(f"\n{page.key}".encode())
-        self._key = digest.hexdigest()
+        self._key = index_key(self.settings, [page.key for page in pages])
         in_order = self._order == [page.output.source_path for page in pages]
         self._found, self._future = None, None
         if pool is not None and pool.workers == 1:

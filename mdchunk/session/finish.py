@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mdchunk.errors import MdChunkError
-from mdchunk.outputs.catalog import check_formats
+from mdchunk.outputs.catalog import FORMATS, check_formats
 from mdchunk.outputs.duplicates import Duplicate
 from mdchunk.outputs.formats import records_block, write_records
 from mdchunk.outputs.inspector import write_inspector
@@ -23,6 +23,7 @@ from mdchunk.outputs.marks import marked_records, marks_touch
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
 from mdchunk.session.index_pages import IndexPages
+from mdchunk.session.kept_outputs import KeptOutputs, index_key
 from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from mdchunk.search.vectors import EmbedCounts
 
 _T = TypeVar("_T")
+_JOINED = ("jsonl", "json")
+"""The layouts of the index files joined from the pages' records alone, which the last build's
+files of the same index give as they are (`mdchunk.session.kept_outputs`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -119,19 +123,41 @@ class IndexWriter:
                 if not marks_touch(name, ids, marks, drop=drop):
                     yield self._records_block(source, name)
                     continue
-                yield records_block(marked_records(name, self._content(source).records[name],
-                                                   ids, marks, drop=drop))
+                yield records_block(marked_records(name, self._records(source, name), ids,
+                                                   marks, drop=drop))
 
         index = self.site_dir / self.settings.index
+        kept = self._kept_outputs(sources)
+        placed = {name: self._target(name) for name in formats if FORMATS[name].layout in
+                  _JOINED and kept.place(name, self._target(name))}
         try:
-            return write_records(self.site_dir, {name: records_of(name) for name in formats},
-                                 output=self.settings.index,
-                                 pagefind_output=self.settings.pagefind.folder,
-                                 page_kinds=self.settings.page_kinds,
-                                 complete_sqlite=None if self.embedder is None
-                                 else self._embed)
+            written = write_records(self.site_dir, {name: records_of(name) for name in formats
+                                                    if name not in placed},
+                                    output=self.settings.index,
+                                    pagefind_output=self.settings.pagefind.folder,
+                                    page_kinds=self.settings.page_kinds,
+                                    complete_sqlite=None if self.embedder is None
+                                    else self._embed)
         except OSError as error:
             raise MdChunkError(f"cannot write the chunk index {index}: {error}") from error
+        for name, path in written.items():
+            if FORMATS[name].layout in _JOINED:
+                kept.keep(name, path)
+        kept.save()
+        return {name: placed.get(name) or written[name] for name in formats}
+
+    def _kept_outputs(self, sources: Sequence[str]) -> KeptOutputs:
+        """The index files the last build kept, for an index of these pages in this order with
+        these settings (`mdchunk.session.kept_outputs`)."""
+        cache = self.index.cache
+        key = index_key(f"{self.settings.duplicates}\n{cache.settings}",
+                        [self.index.pages[source].key for source in sources])
+        return KeptOutputs(cache.folder, key)
+
+    def _target(self, name: str) -> Path:
+        """The file of format `name` in the site folder (as `write_records` writes it)."""
+        return self.site_dir / (self.settings.index if name == "native"
+                                else FORMATS[name].target)
 
     def _embed(self, sqlite: Path) -> None:
         """Store the vectors of the chunks in the SQLite file `sqlite` by the build's model,
@@ -200,6 +226,14 @@ class IndexWriter:
         if not page.output.stored:
             return records_block(page.output.records[name])
         return self._read(source, lambda key: self.index.cache.records_block(key, name))
+
+    def _records(self, source: str, name: str) -> list[str]:
+        """The page's records of format `name`, each its JSON text (only that format's block of
+        its entry is read when this process holds only its counts)."""
+        page = self.index.pages[source]
+        if not page.output.stored:
+            return page.output.records[name]
+        return self._records_block(source, name).decode("utf-8").split("\n")[:-1]
 
     def markdown(self, source: str) -> str:
         """The page's Markdown, read from its entry when this process holds only its counts."""
