@@ -198,12 +198,17 @@ ITEM = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_c
                min_size=1, max_size=12)
 UNIT = st.one_of(st.none(), st.floats(0, 1))
 TIMESTAMP = st.datetimes(timezones=st.timezones()).map(lambda moment: moment.isoformat())
+
+
+def _json_containers(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    # (a named function: hypothesis reads a lambda's source to see that it recurses)
+    return st.one_of(st.lists(inner, max_size=3), st.dictionaries(ITEM, inner, max_size=3))
+
+
 JSON_VALUE = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=False,
               allow_infinity=False), TEXT),
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(ITEM, inner, max_size=3)),
-    max_leaves=8,
+    _json_containers, max_leaves=8,
 )
 METRICS = st.builds(
     ChunkMetrics, quality_score=UNIT, coverage=UNIT, cohesion=UNIT, boundary_prev=UNIT,

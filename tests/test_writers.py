@@ -66,12 +66,16 @@ def test_folder_swap_sweeps_what_killed_writers_left(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "chunks").iterdir()) == ["c.json"]
 
 
+def _json_containers(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+
+
+# (a named function: hypothesis reads a lambda's source to see that it recurses, which a
+# lambda over several lines can defeat)
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
     | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=4),
-    max_leaves=12)
+    _json_containers, max_leaves=12)
 
 
 @settings(max_examples=500, deadline=None)
