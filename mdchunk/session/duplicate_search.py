@@ -28,7 +28,7 @@ from mdchunk._version import __version__
 from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
 from mdchunk.outputs.writers import dumps, loads, write_text
 from mdchunk.session.index_pages import IndexedPage
-from mdchunk.session.workers import WorkerPool
+from mdchunk.session.workers import WorkerEndedError, WorkerPool
 
 MARKS_FILE = "duplicate-marks.json"
 """The last build's marks, in the page cache's folder, with the key of the index they mark."""
@@ -104,12 +104,10 @@ class DuplicateSearch:
         if self._found is not None:
             return self._found
         found = None
-        if self._future is not None:  # (a worker was started: multiprocessing is loaded)
-            from concurrent.futures.process import BrokenProcessPool
-
+        if self._future is not None:
             try:
                 found = self._future.result()
-            except BrokenProcessPool:  # the worker died: the search runs here
+            except WorkerEndedError:  # the worker died: the search runs here
                 found = None
         if found is None:
             found = find_duplicates_in(self._prints)
