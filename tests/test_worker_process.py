@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,7 @@ def test_an_error_that_does_not_pickle_keeps_its_message() -> None:
 
 NO_MAIN_GUARD = """\
 import sys
+import time
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
@@ -241,3 +243,39 @@ def test_the_worker_imports_the_build_s_mdchunk_and_keeps_prints_off_its_answers
     assert "a library prints this" not in result.stdout
     assert {record["metadata"]["sourceFile"]  # type: ignore[index]
             for record in _records(tmp_path / "site")} == set(PAGES)
+
+
+def _shared_pages() -> list[PageInput]:
+    """Pages that share a section word for word (duplicate marks)."""
+    shared = "<h2 id='install'>Install</h2><p>" + "Run the installer and follow it. " * 30 + "</p>"
+    return [PageInput(html=f"<h1>Page {number}</h1><p>{'Own words. ' * 20}{number}</p>{shared}",
+                      source_path=f"p{number}.md", url=f"p{number}/", title=f"Page {number}")
+            for number in range(3)]
+
+
+def test_a_worker_that_dies_after_its_pages_leaves_the_duplicate_marks_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed once it has answered every page, before the finish takes its duplicate
+    search: no page is lost, and the marks are searched again in the build's process, the
+    index the same as one chunked inline."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    pages = _shared_pages()
+    inline = IndexBuilder(BuildSettings(workers=0), site_dir=tmp_path / "inline")
+    _build(inline, pages)
+    inline.close()
+    expected = (tmp_path / "inline" / "chunks.jsonl").read_bytes()
+    assert expected.count(b'"duplicateOf":{"id":"doc:p0::ch1"') == 2
+    builder = IndexBuilder(BuildSettings(workers=1), site_dir=tmp_path / "killed")
+    try:
+        for page in pages:
+            builder.add_page(page, markdown_path=f"{page.url}index.md")
+        for waiting in builder.index.build.waiting.values():
+            waiting.future.result()
+        [worker] = _workers()
+        os.kill(worker, signal.SIGKILL)
+        while _workers():  # (reaped once its answers' reader has read the end)
+            time.sleep(0.01)
+        builder.finish([page.source_path for page in pages])
+    finally:
+        builder.close()
+    assert (tmp_path / "killed" / "chunks.jsonl").read_bytes() == expected

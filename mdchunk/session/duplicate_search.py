@@ -47,7 +47,8 @@ class DuplicateSearch:
         self.settings = settings
         self._key = ""
         self._found: dict[str, Duplicate] | None = None
-        self._prints: list[list[str]] = []
+        self._pages: Sequence[IndexedPage] = ()
+        """The index's pages, from `start` to `marks`."""
         self._future: Future[dict[str, Duplicate]] | None = None
         self._order: list[str] = []
         """The pages whose prints the worker has or is sent, by source path, in that order."""
@@ -79,6 +80,7 @@ class DuplicateSearch:
         for page in pages:
             digest.update(f"\n{page.key}".encode())
         self._key = digest.hexdigest()
+        self._pages = pages
         in_order = self._order == [page.output.source_path for page in pages]
         self._found, self._future = None, None
         if pool is not None and pool.workers == 1:
@@ -89,8 +91,7 @@ class DuplicateSearch:
         if self._future is None:
             self._found = self._last_marks()
         if self._future is None and self._found is None:
-            self._prints = [value for page in pages for value in page.output.prints]
-            self._future = pool.find_duplicates(self._prints) if pool is not None else None
+            self._future = pool.find_duplicates(_prints(pages)) if pool is not None else None
 
     def abandon(self, pool: WorkerPool | None) -> None:
         """Forget the pages of a build that failed (the worker's search starts afresh)."""
@@ -110,8 +111,8 @@ class DuplicateSearch:
             except WorkerEndedError:  # the worker died: the search runs here
                 found = None
         if found is None:
-            found = find_duplicates_in(self._prints)
-        self._found, self._prints, self._future = found, [], None
+            found = find_duplicates_in(_prints(self._pages))
+        self._found, self._pages, self._future = found, (), None
         self._keep(found)
         return found
 
@@ -134,3 +135,8 @@ class DuplicateSearch:
                                              for chunk, mark in marks.items()}}
         with contextlib.suppress(OSError):
             write_text(self.path, dumps(saved), durable=False)
+
+
+def _prints(pages: Sequence[IndexedPage]) -> list[list[str]]:
+    """The prints of `pages`' chunks, in order."""
+    return [value for page in pages for value in page.output.prints]

@@ -114,11 +114,15 @@ class WorkerPool:
         self._processes: list[WorkerProcess] = []
         self._closing: list[WorkerProcess] = []
         """Workers told to stop that a `close` has not waited for yet."""
+        self._lost: WorkerEndedError | None = None
+        """Why the worker that held the duplicate search ended, until `take_marks` says so."""
 
     def _started(self) -> list[WorkerProcess]:
         """The workers, started where there are none (or one of them ended: they start
         afresh, and the pages the one that ended had say so)."""
-        if any(process.gone is not None for process in self._processes):
+        gone = [process.gone for process in self._processes if process.gone is not None]
+        if gone:
+            self._lost = gone[0]
             self.close(wait=False)
         if not self._processes:
             self._processes = [WorkerProcess(self.settings) for _ in range(self.workers)]
@@ -162,8 +166,16 @@ class WorkerPool:
 
     def take_marks(self) -> Future[dict[str, Duplicate]]:
         """The marks of the worker's duplicate search over every print it was given since the
-        last call, in order (one worker only), which starts afresh."""
-        return self._started()[0].ask("take_marks", (), doing="searching duplicates")
+        last call, in order (one worker only), which starts afresh. Where the worker that was
+        given them ended, the marks fail with why (`WorkerEndedError`)."""
+        taken: Future[dict[str, Duplicate]] = self._started()[0].ask(
+            "take_marks", (), doing="searching duplicates")
+        if self._lost is None:
+            return taken
+        lost: Future[dict[str, Duplicate]] = Future()
+        lost.set_exception(self._lost)
+        self._lost = None
+        return lost
 
     def find_duplicates(self, prints: list[list[str]]) -> Future[dict[str, Duplicate]]:
         """Find the duplicate chunks among `prints` (`ChunkPrint.as_json`, in the index's
@@ -184,6 +196,7 @@ class WorkerPool:
         after it starts new workers."""
         for process in self._processes:
             process.close()
+        self._closing = [process for process in self._closing if not process.ended()]
         self._closing.extend(self._processes)
         self._processes = []
         if wait:
@@ -292,6 +305,10 @@ class WorkerProcess:
     def close(self) -> None:
         """Tell the worker to end once it has answered what it was asked."""
         self._outbox.put(None)
+
+    def ended(self) -> bool:
+        """Whether the worker has ended and its answers are all read."""
+        return not self._reader.is_alive()
 
     def join(self) -> None:
         """Wait for the worker to end (after `close`)."""
