@@ -366,6 +366,6 @@ def _ending(status: int) -> str:
         name = signal.Signals(-status).name
     except ValueError:
         name = f"signal {-status}"
-    if -status == signal.SIGKILL:
+    if name == "SIGKILL":
         return f"was killed ({name}: out of memory, or killed by hand)"
     return f"was killed ({name})"
