@@ -31,6 +31,7 @@ import contextlib
 import ctypes
 import json
 import os
+import resource
 import shutil
 import statistics
 import sys
@@ -69,7 +70,7 @@ PR_SET_CHILD_SUBREAPER = 36
 def measured(argv: Sequence[str], env: dict[str, str]) -> dict[str, float]:
     """Run `argv` to its end and every process it started to theirs; its CPU seconds, the
     number of processes, their summed peak RSS (MiB) and what the command printed (JSON)."""
-    before = os.times()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryFile() as out:
         actions = [(os.POSIX_SPAWN_DUP2, out.fileno(), 1)]
         main = os.posix_spawn(argv[0], list(argv), env, file_actions=actions)
@@ -87,9 +88,8 @@ def measured(argv: Sequence[str], env: dict[str, str]) -> dict[str, float]:
             raise SystemExit(f"{argv} failed ({status})")
         out.seek(0)
         printed = out.read().decode()
-    after = os.times()
-    cpu = (after.children_user - before.children_user
-           + after.children_system - before.children_system)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     result = {"cpu": cpu, "processes": len(peaks), "rss_mib": sum(peaks.values()) / 1024}
     if printed.strip():
         result.update(json.loads(printed.strip().splitlines()[-1]))
