@@ -279,3 +279,23 @@ def test_a_worker_that_dies_after_its_pages_leaves_the_duplicate_marks_whole(
     finally:
         builder.close()
     assert (tmp_path / "killed" / "chunks.jsonl").read_bytes() == expected
+
+
+def test_what_the_worker_s_interpreter_prints_as_it_starts_goes_to_stderr(
+        tmp_path: Path) -> None:
+    """A `sitecustomize` module that prints to stdout runs in the worker's interpreter before
+    anything of mdchunk: what it prints reaches the build's stderr, and the build is whole."""
+    folder = tmp_path / "custom"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text('print("hello from sitecustomize")\n')
+    config = _project(tmp_path)
+    script = tmp_path / "build_site.py"
+    script.write_text(NO_MAIN_GUARD)
+    result = subprocess.run([sys.executable, str(script), str(config)], capture_output=True,
+                            text=True, check=False, cwd=tmp_path, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(folder)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("hello from sitecustomize") == 1  # (the build's own start)
+    assert "hello from sitecustomize" in result.stderr  # (the worker's)
+    assert {record["metadata"]["sourceFile"]  # type: ignore[index]
+            for record in _records(tmp_path / "site")} == set(PAGES)

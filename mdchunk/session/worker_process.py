@@ -1,8 +1,8 @@
 """The worker process's side of `mdchunk.session.workers`: a plain child process of the build
 that chunks the pages the build sends it over its stdin and answers over its stdout.
 
-The build starts it as `python -c BOOTSTRAP` and sends it, in order, frames (`write_frame`: an
-8-byte big-endian length, then that many bytes):
+The build starts it as `python -c BOOTSTRAP` and sends it, in order, frames (`write_frame`:
+`FRAME_MARK`, an 8-byte big-endian length, then that many bytes):
 
 1. the build's `sys.path`, UTF-8, entries separated by NUL, read before anything of mdchunk
    is imported: the worker imports the same mdchunk as the build, wherever the build found it
@@ -17,6 +17,8 @@ The build starts it as `python -c BOOTSTRAP` and sends it, in order, frames (`wr
 The worker ends when its stdin ends: the build closed it (the requests before are answered),
 or the build is gone, killed included. Nothing but answers goes to the build: the worker's fd 1
 is pointed at its stderr before anything is imported, so that what a library prints goes there.
+What the interpreter's own start printed before that (a `sitecustomize` module, a `.pth` file)
+precedes the first answer: the build passes it on to its stderr (`read_frame`'s `skip`).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ import os, sys
 requests, replies = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
 os.dup2(2, 1)
 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-size = int.from_bytes(requests.read(8), "big")
+size = int.from_bytes(requests.read(12)[4:], "big")
 if not size:
     sys.exit(0)
 sys.path[:] = requests.read(size).decode("utf-8", "surrogateescape").split("\\0")
@@ -55,24 +57,37 @@ serve(requests, replies)
 points fd 1 at stderr and fd 0 at the null device, takes the build's `sys.path`, and serves.
 Only `os` and `sys`, loaded at every interpreter's start, are imported before the path is set."""
 
-FRAME_HEADER = 8
-"""Bytes of a frame's length."""
+FRAME_MARK = b"mdcf"
+"""How every frame begins: a stream where something else comes is not only frames."""
+
+FRAME_LENGTH = 8
+"""Bytes of a frame's length, after its mark."""
 
 
 def write_frame(stream: IO[bytes], data: bytes) -> None:
-    """Write `data` as one frame (its length first) and flush it."""
-    stream.write(len(data).to_bytes(FRAME_HEADER, "big"))
+    """Write `data` as one frame (its mark and length first) and flush it."""
+    stream.write(FRAME_MARK + len(data).to_bytes(FRAME_LENGTH, "big"))
     stream.write(data)
     stream.flush()
 
 
-def read_frame(stream: IO[bytes]) -> bytes | None:
+def read_frame(stream: IO[bytes], *, skip: IO[bytes] | None = None) -> bytes | None:
     """The next frame's bytes; None where the stream ends (within a frame too: the writer is
-    gone)."""
-    header = stream.read(FRAME_HEADER)
-    if len(header) < FRAME_HEADER:
+    gone). With `skip`, what comes before the frame's mark is copied there; without it, a
+    stream that holds something else than a frame raises `ValueError`, naming it."""
+    mark = stream.read(len(FRAME_MARK))
+    if skip is not None:
+        while mark != FRAME_MARK and (byte := stream.read(1)):
+            skip.write(mark[:1])
+            mark = mark[1:] + byte
+        if mark != FRAME_MARK:
+            skip.write(mark)
+        skip.flush()
+    if len(mark) < len(FRAME_MARK) or (skip is not None and mark != FRAME_MARK):
         return None
-    size = int.from_bytes(header, "big")
+    if mark != FRAME_MARK:
+        raise ValueError(f"{mark + stream.read(36)!r} (not a frame)")
+    size = int.from_bytes(stream.read(FRAME_LENGTH), "big")
     data = stream.read(size)
     return data if len(data) == size else None
 

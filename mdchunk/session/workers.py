@@ -287,18 +287,27 @@ class WorkerProcess:
         """Settle each request's future with its answer, in order, until the worker ends."""
         stream = self.process.stdout
         assert stream is not None
-        while (answer := read_frame(stream)) is not None:
-            with self._lock:
-                future = self._asked.popleft()[0]
-            _settle(future, answer)
+        skip = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+        stray = None
+        try:  # (what the interpreter's start printed before the first answer goes to stderr)
+            while (answer := read_frame(stream, skip=skip)) is not None:
+                skip = None
+                with self._lock:
+                    future = self._asked.popleft()[0]
+                _settle(future, answer)
+        except ValueError as error:
+            self.process.kill()
+            stray = f"wrote {error} to the stream of its answers, and was stopped"
         stream.close()
-        self._end(self.process.wait())
+        self._end(self.process.wait(), stray)
 
-    def _end(self, status: int) -> None:
-        """Fail what the worker was asked and did not answer, saying why."""
+    def _end(self, status: int, stray: str | None = None) -> None:
+        """Fail what the worker was asked and did not answer, saying why (`stray`: it wrote
+        something else than answers)."""
         with self._lock:
             asked, self._asked = list(self._asked), collections.deque()
-            self.gone = WorkerEndedError(_gone_message(self.process.pid, status, asked))
+            self.gone = WorkerEndedError(_gone_message(self.process.pid, stray or _ending(status),
+                                                       asked))
         for future, _, _ in asked:
             future.set_exception(self.gone)
 
@@ -340,13 +349,13 @@ def _raised(pickled: bytes | None, message: str, text: str) -> BaseException:
     return raised
 
 
-def _gone_message(pid: int, status: int,
+def _gone_message(pid: int, ending: str,
                   asked: list[tuple[Future[Any], str, str | None]]) -> str:
-    """What to say of a worker process that ended with `status` before answering `asked`."""
+    """What to say of a worker process that ended (`ending`: how) before answering `asked`."""
     doing = f" while {asked[0][1]}" if asked else ""
     pages = [page for _, _, page in asked if page is not None]
     lost = f"; {_listed(pages)} not chunked" if pages else ""
-    return (f"the worker process that chunks pages (pid {pid}) {_ending(status)}{doing}"
+    return (f"the worker process that chunks pages (pid {pid}) {ending}{doing}"
             f"{lost}. Build again, or set the option 'workers' to 0 to chunk pages in the "
             "build's own process")
 
