@@ -8,7 +8,8 @@ holding `mdchunk/` and `mkdocs_mdchunk/`; each command runs with its tree first 
 turn (before, after, before, ...) for `--rounds` rounds after a warm-up of each:
 
 - `start`: a fresh process makes a `WorkerPool` and waits for its worker to have loaded the
-  token counter (`ready`), then closes it: the wall time from asking to loaded, and the whole
+  token counter (`ready`), then closes it: the wall time from asking to loaded, the summed
+  peak RSS of its processes at that moment (read by the script itself: exact), and the whole
   run's CPU and processes;
 - `first build`: a first `mkdocs build` (page cache emptied) of the first `--pages` pages of
   the Node.js API docs and a home page (`build_overhead.py`'s `mkdocs-small`), and the same
@@ -46,7 +47,7 @@ from benchmarks.measure import machine
 from tests.corpus import NODEJS_API, nodejs_site
 
 START = """\
-import json, sys, tempfile, time
+import json, os, sys, tempfile, time
 from pathlib import Path
 from mdchunk.options import ChunkOptions
 from mdchunk.settings import OutputSettings
@@ -59,8 +60,15 @@ with tempfile.TemporaryDirectory() as folder:
     asked = time.perf_counter()
     counter = pool.ready.result()
     loaded = time.perf_counter() - asked
+    processes, kib = [os.getpid()], 0
+    while processes:  # (each process's peak RSS, now that the worker has loaded)
+        pid = processes.pop()
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            processes.extend(int(child) for child in (task / "children").read_text().split())
+        status = Path(f"/proc/{pid}/status").read_text()
+        kib += int(status.split("VmHWM:")[1].split()[0])
     pool.close()
-print(json.dumps({"loaded": loaded, "counter": counter}))
+print(json.dumps({"loaded": loaded, "counter": counter, "rss_at_loaded_mib": kib / 1024}))
 """
 """The `start` case's script."""
 
@@ -188,8 +196,10 @@ def main() -> None:
 
 
 def _medians(runs: list[dict[str, float]]) -> str:
-    keys = [key for key in ("loaded", "cpu", "processes", "rss_mib") if key in runs[0]]
-    units = {"loaded": "s", "cpu": "s", "processes": "", "rss_mib": "MiB"}
+    keys = [key for key in ("loaded", "cpu", "processes", "rss_mib", "rss_at_loaded_mib")
+            if key in runs[0]]
+    units = {"loaded": "s", "cpu": "s", "processes": "", "rss_mib": "MiB",
+             "rss_at_loaded_mib": "MiB"}
     return ", ".join(f"{key} {statistics.median(run[key] for run in runs):.3f}{units[key]}"
                      f" ({min(run[key] for run in runs):.3f}-{max(run[key] for run in runs):.3f})"
                      for key in keys)
