@@ -326,15 +326,15 @@ def test_workers_end_with_a_killed_build(tmp_path: Path) -> None:
         {"site_name": "x", "plugins": [{"mdchunk": {"workers": 1}}]}))
     script = tmp_path / "hang.py"
     script.write_text(
-        "import sys, time\n"
+        "import os, sys, time\n"
         "from mkdocs.commands.build import build\n"
         "from mkdocs.config import load_config\n"
         "import mkdocs_mdchunk.plugin as plugin\n"
-        "real = plugin.MdChunkPlugin.on_post_build\n"
+        "from pathlib import Path\n"
         "def stall(self, **kwargs):\n"
         "    self.builder._collect()\n"
-        "    pool = self.builder._pool._pool\n"
-        "    print(pool._processes and list(pool._processes), flush=True)\n"
+        "    tasks = Path(f'/proc/{os.getpid()}/task').iterdir()\n"
+        "    print(*[c for t in tasks for c in (t / 'children').read_text().split()], flush=True)\n"
         "    time.sleep(60)\n"
         "plugin.MdChunkPlugin.on_post_build = stall\n"
         "build(load_config(config_file=sys.argv[1]))\n"
@@ -342,7 +342,7 @@ def test_workers_end_with_a_killed_build(tmp_path: Path) -> None:
     with subprocess.Popen([sys.executable, str(script), str(tmp_path / "mkdocs.yml")],
                           stdout=subprocess.PIPE, text=True) as process:
         assert process.stdout is not None
-        workers = [int(pid) for pid in process.stdout.readline().strip(" []\n").split(",")]
+        workers = [int(pid) for pid in process.stdout.readline().split()]
         assert workers
         process.send_signal(signal.SIGKILL)
         process.wait()

@@ -4,7 +4,7 @@ process for a site too small to repay one."""
 from __future__ import annotations
 
 import logging
-import multiprocessing
+import os
 import sys
 from pathlib import Path
 
@@ -20,6 +20,14 @@ from mdchunk.session.workers import WorkerPool
 from mdchunk.settings import BuildSettings, LlmsOptions, OutputSettings
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
+
+
+def _children() -> set[int]:
+    """The processes this one started that have not been reaped (its workers)."""
+    tasks = Path(f"/proc/{os.getpid()}/task")
+    if not tasks.is_dir():
+        pytest.skip("needs /proc")
+    return {int(pid) for task in tasks.iterdir() for pid in (task / "children").read_text().split()}
 
 
 def _pages(count: int, words: int = 200) -> list[PageInput]:
@@ -91,17 +99,17 @@ def test_a_small_site_starts_no_process_and_a_large_one_does(
     """Left to mdchunk, a worker starts only once the site proved large enough to repay it."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setattr(session, "available_cores", lambda: 2)
-    before = set(multiprocessing.active_children())
+    before = _children()
     small = _pages(3)
     builder = IndexBuilder(BuildSettings(), site_dir=tmp_path / "small")
     for page in small:
         builder.add_page(page, markdown_path=f"{page.url}index.md")
-    assert set(multiprocessing.active_children()) == before
+    assert _children() == before
     builder.finish([page.source_path for page in small])
     monkeypatch.setattr(session, "WORKER_AFTER_SECONDS", 0.0)
     for page in _pages(3, words=201):
         builder.add_page(page, markdown_path=f"{page.url}index.md")
-    assert set(multiprocessing.active_children()) - before  # past the time: a worker chunks
+    assert _children() - before  # past the time: a worker chunks
     summary = builder.finish([page.source_path for page in small])
     builder.close()
     assert len(summary.pages) == 3 and all(page.chunks >= 2 for page in summary.pages)
@@ -116,23 +124,23 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
     caplog.set_level(logging.DEBUG, logger="mdchunk")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setattr(session, "available_cores", lambda: 2)
-    before = set(multiprocessing.active_children())
+    before = _children()
     pages = _pages(3)
     small = IndexBuilder(BuildSettings(), site_dir=tmp_path / "small")
     small.expect(session.WORKER_FOR_BYTES - 1)
     for page in pages:
         small.add_page(page, markdown_path=f"{page.url}index.html.md")
     small.finish([page.source_path for page in pages])
-    assert set(multiprocessing.active_children()) == before
+    assert _children() == before
     assert "3 pages chunked inline" in caplog.text
     small.close()
     cache = tmp_path / "cache"
     large = IndexBuilder(BuildSettings(), site_dir=tmp_path / "large", cache=cache)
     large.expect(session.WORKER_FOR_BYTES)
-    assert set(multiprocessing.active_children()) == before  # (no page yet)
+    assert _children() == before  # (no page yet)
     for page in pages:
         large.add_page(page, markdown_path=f"{page.url}index.html.md")
-    assert set(multiprocessing.active_children()) - before
+    assert _children() - before
     summary = large.finish([page.source_path for page in pages])
     large.close()
     assert all(page.chunks >= 2 for page in summary.pages)
@@ -141,7 +149,7 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
     again.expect(session.WORKER_FOR_BYTES)
     for page in pages:
         again.add_page(page, markdown_path=f"{page.url}index.html.md")
-    assert set(multiprocessing.active_children()) == before  # every page from the cache
+    assert _children() == before  # every page from the cache
     again.finish([page.source_path for page in pages])
     again.close()
 
@@ -184,9 +192,10 @@ def test_the_workers_name_their_counter_once_loaded_and_asking_starts_nothing(
 
     pool = WorkerPool(JobSettings(ChunkOptions(), PROCESSED_AT, OutputSettings(),
                                   tmp_path / "cache", "settings"))
+    before = _children()
     try:
         assert pool.counter is None
-        assert pool._pool is None  # no process started for the question
+        assert _children() == before  # no process started for the question
         pool.submit(_pages(1)[0], "key", "").result()
         assert pool.counter == counter_name("cl100k_base")
     finally:

@@ -13,7 +13,8 @@ __all__ = ["BuildSummary", "IndexBuilder"]
 
 def __getattr__(name: str) -> Any:
     """`IndexBuilder` and `BuildSummary`, imported when first asked for: a worker process,
-    which imports `mdchunk.session.workers` to chunk pages, never loads the build's session."""
+    which imports `mdchunk.session.worker_process` to chunk pages, never loads the build's
+    session."""
     if name == "IndexBuilder":
         from mdchunk.session.builder import IndexBuilder
 

@@ -39,7 +39,7 @@ from mdchunk.session.finish import BuildSummary, IndexWriter, log_build_times
 from mdchunk.session.index_pages import IndexedPage, IndexPages, WaitingPage
 from mdchunk.session.page_files import PageFiles
 from mdchunk.session.page_job import JobSettings, PageJob
-from mdchunk.session.workers import WorkerPool, WorkerStart
+from mdchunk.session.workers import WorkerEndedError, WorkerPool, WorkerStart
 from mdchunk.settings import BuildSettings, build_site_url
 
 if TYPE_CHECKING:
@@ -331,6 +331,8 @@ class IndexBuilder:
         for source, sent in waiting.items():
             try:
                 output = sent.future.result()
+            except WorkerEndedError:
+                raise  # not the page's doing: the build stops, naming what happened
             except Exception as error:  # noqa: BLE001 - one bad page must not stop the site
                 self._cannot_chunk(source, error)
                 continue

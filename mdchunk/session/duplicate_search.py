@@ -27,7 +27,7 @@ from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
 from mdchunk.outputs.writers import dumps, loads, write_text
 from mdchunk.session.index_pages import IndexedPage
 from mdchunk.session.kept_outputs import index_key
-from mdchunk.session.workers import WorkerPool
+from mdchunk.session.workers import WorkerEndedError, WorkerPool
 
 MARKS_FILE = "duplicate-marks.json"
 """The last build's marks, in the page cache's folder, with the key of the index they mark."""
@@ -46,7 +46,8 @@ class DuplicateSearch:
         self.settings = settings
         self._key = ""
         self._found: dict[str, Duplicate] | None = None
-        self._prints: list[list[str]] = []
+        self._pages: Sequence[IndexedPage] = ()
+        """The index's pages, from `start` to `marks`."""
         self._future: Future[dict[str, Duplicate]] | None = None
         self._order: list[str] = []
         """The pages whose prints the worker has or is sent, by source path, in that order."""
@@ -75,6 +76,7 @@ class DuplicateSearch:
         as the pages came, when they came in this order; the last build's when they mark the
         same index; else a search in `pool`'s worker (None: in `marks`)."""
         self._key = index_key(self.settings, [page.key for page in pages])
+        self._pages = pages
         in_order = self._order == [page.output.source_path for page in pages]
         self._found, self._future = None, None
         if pool is not None and pool.workers == 1:
@@ -85,8 +87,7 @@ class DuplicateSearch:
         if self._future is None:
             self._found = self._last_marks()
         if self._future is None and self._found is None:
-            self._prints = [value for page in pages for value in page.output.prints]
-            self._future = pool.find_duplicates(self._prints) if pool is not None else None
+            self._future = pool.find_duplicates(_prints(pages)) if pool is not None else None
 
     def abandon(self, pool: WorkerPool | None) -> None:
         """Forget the pages of a build that failed (the worker's search starts afresh)."""
@@ -100,16 +101,14 @@ class DuplicateSearch:
         if self._found is not None:
             return self._found
         found = None
-        if self._future is not None:  # (a worker was started: multiprocessing is loaded)
-            from concurrent.futures.process import BrokenProcessPool
-
+        if self._future is not None:
             try:
                 found = self._future.result()
-            except BrokenProcessPool:  # the worker died: the search runs here
+            except WorkerEndedError:  # the worker died: the search runs here
                 found = None
         if found is None:
-            found = find_duplicates_in(self._prints)
-        self._found, self._prints, self._future = found, [], None
+            found = find_duplicates_in(_prints(self._pages))
+        self._found, self._pages, self._future = found, (), None
         self._keep(found)
         return found
 
@@ -132,3 +131,8 @@ class DuplicateSearch:
                                              for chunk, mark in marks.items()}}
         with contextlib.suppress(OSError):
             write_text(self.path, dumps(saved), durable=False)
+
+
+def _prints(pages: Sequence[IndexedPage]) -> list[list[str]]:
+    """The prints of `pages`' chunks, in order."""
+    return [value for page in pages for value in page.output.prints]
