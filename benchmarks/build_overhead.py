@@ -29,7 +29,7 @@ process and every worker (about 30 ms of CPU in each).
 
 With `--cpu`, each MkDocs build runs under a small wrapper that, at the build's exit, notes
 the CPU seconds of the build's own process and of the child processes it waited for (mdchunk's
-worker; not multiprocessing's resource tracker, which outlives it), and a row of their medians
+worker), and a row of their medians
 follows each comparison (the same wrapper runs on both sides).
 
 Then it times the chunking step alone on one core (rendered HTML to final records with exact

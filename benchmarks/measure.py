@@ -78,11 +78,21 @@ def _tree_pss_kib(pid: int) -> int:
         current = pending.pop()
         try:
             total += _pss_kib(current)
-            for task in Path(f"/proc/{current}/task").iterdir():
-                pending.extend(int(child) for child in (task / "children").read_text().split())
+            tasks = list(Path(f"/proc/{current}/task").iterdir())
         except (OSError, ValueError, IndexError):
-            continue
+            continue  # the process ended while it was read
+        for task in tasks:
+            pending.extend(_children(task))
     return total
+
+
+def _children(task: Path) -> list[int]:
+    """The child processes of one thread of a process (none once the thread has ended: the
+    other threads' children are still read)."""
+    try:
+        return [int(child) for child in (task / "children").read_text().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _pss_kib(pid: int) -> int:
