@@ -17,6 +17,7 @@ runs of its own, after; it reports medians and ratios.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.metadata
 import os
@@ -73,36 +74,45 @@ def run(argv: Sequence[str], *, cwd: Path | None = None, interval: float = 0.02,
 
 def _tree_pss_kib(pid: int) -> int:
     """Summed PSS (KiB) of `pid` and its descendants, now (0 for a process already gone)."""
-    total, pending = 0, [pid]
-    while pending:
-        current = pending.pop()
-        try:
+    total = 0
+    for current in [pid, *descendants(pid)]:
+        with contextlib.suppress(OSError, ValueError, IndexError):
             total += _pss_kib(current)
-            tasks = list(Path(f"/proc/{current}/task").iterdir())
-        except (OSError, ValueError, IndexError):
-            continue  # the process ended while it was read
-        for task in tasks:
-            pending.extend(_children(task))
     return total
 
 
-def _children(task: Path) -> list[int]:
-    """The child processes of one thread of a process (none once the thread has ended: the
+def descendants(pid: int) -> list[int]:
+    """The processes under `pid`, now (a thread that ends while they are read hides none: the
     other threads' children are still read)."""
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        with contextlib.suppress(OSError):
+            for task in list(Path(f"/proc/{parent}/task").iterdir()):
+                with contextlib.suppress(OSError, ValueError):
+                    children = [int(child) for child in (task / "children").read_text().split()]
+                    found.extend(children)
+                    pending.extend(children)
+    return found
+
+
+def proc_kib(pid: int, file: str, field: str) -> int | None:
+    """The figure in KiB of `field` (`Pss:`, `VmHWM:`) in `/proc/pid/file`; None where the
+    process or the field is gone."""
     try:
-        return [int(child) for child in (task / "children").read_text().split()]
-    except (OSError, ValueError):
-        return []
+        for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def _pss_kib(pid: int) -> int:
     """The PSS of `pid` (KiB), or its RSS where the kernel has no `smaps_rollup`."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
+    pss = proc_kib(pid, "smaps_rollup", "Pss:")
+    if pss is not None:
+        return pss
     return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE_KIB
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import contextlib
 import ctypes
 import json
 import os
@@ -43,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.measure import machine
+from benchmarks.measure import descendants, machine, proc_kib
 from tests.corpus import NODEJS_API, nodejs_site
 
 START = """\
@@ -85,11 +84,11 @@ def measured(argv: Sequence[str], env: dict[str, str]) -> dict[str, float]:
         peaks: dict[int, int] = {}
         status = None
         while True:
-            for pid in _descendants(os.getpid()):
-                peaks[pid] = max(peaks.get(pid, 0), _hwm_kib(pid))
+            for pid in descendants(os.getpid()):
+                peaks[pid] = max(peaks.get(pid, 0), (proc_kib(pid, "status", "VmHWM:") or 0))
             reaped = _reap()
             status = reaped.get(main, status)
-            if status is not None and not _descendants(os.getpid()):
+            if status is not None and not descendants(os.getpid()):
                 break
             time.sleep(0.01)
         if status != 0:
@@ -115,30 +114,6 @@ def _reap() -> dict[int, int]:
         if pid == 0:
             return ended
         ended[pid] = os.waitstatus_to_exitcode(status)
-
-
-def _descendants(pid: int) -> list[int]:
-    """The processes under `pid` (a thread that ends while they are read hides none)."""
-    found, stack = [], [pid]
-    while stack:
-        parent = stack.pop()
-        with contextlib.suppress(OSError):
-            for task in list(Path(f"/proc/{parent}/task").iterdir()):
-                with contextlib.suppress(OSError):
-                    children = [int(child) for child in (task / "children").read_text().split()]
-                    found.extend(children)
-                    stack.extend(children)
-    return found
-
-
-def _hwm_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def compiled(tree: Path) -> Path:
