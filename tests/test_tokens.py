@@ -57,8 +57,8 @@ def test_unknown_encoding_names_the_known_ones() -> None:
 
 
 def test_the_encodings_known_without_tiktoken_are_tiktokens_own() -> None:
-    """Options accept these names without importing tiktoken: each must be one tiktoken
-    defines."""
+    """Options accept these names without importing tiktoken: each must be one the installed
+    tiktoken defines (the oldest supported one too: CI runs this test on it)."""
     from mdchunk.options import TIKTOKEN_ENCODINGS
 
     assert TIKTOKEN_ENCODINGS.issubset(tiktoken.list_encoding_names())
