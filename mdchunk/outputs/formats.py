@@ -37,10 +37,9 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[bytes]], *,
         PagefindError: when Pagefind cannot write its bundle.
     """
     written: dict[str, Path] = {}
-    targets = {"native": output, "pagefind": pagefind_output}
     for name, blocks in records.items():
         layout = FORMATS[name].layout
-        target = site_dir / targets.get(name, FORMATS[name].target)
+        target = format_target(site_dir, name, output=output, pagefind_output=pagefind_output)
         if layout == "pagefind":
             from mdchunk.outputs.pagefind_bundle import write_bundle
 
@@ -60,6 +59,14 @@ def write_records(site_dir: Path, records: Mapping[str, Iterable[bytes]], *,
             write_blocks(target, blocks)
         written[name] = target
     return written
+
+
+def format_target(site_dir: Path, name: str, *, output: str = "chunks.jsonl",
+                  pagefind_output: str = DEFAULT_FOLDER) -> Path:
+    """Where `write_records` writes the file (or folder) of format `name` (`output` and
+    `pagefind_output`: as there)."""
+    targets = {"native": output, "pagefind": pagefind_output}
+    return site_dir / targets.get(name, FORMATS[name].target)
 
 
 def records_block(records: Iterable[str]) -> bytes:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mdchunk.errors import MdChunkError
 from mdchunk.outputs.catalog import FORMATS, check_formats
 from mdchunk.outputs.duplicates import Duplicate
-from mdchunk.outputs.formats import records_block, write_records
+from mdchunk.outputs.formats import format_target, records_block, write_records
 from mdchunk.outputs.inspector import write_inspector
 from mdchunk.outputs.llms import ListedPage, write_agent_outputs
 from mdchunk.outputs.marks import marked_records, marks_touch
@@ -128,8 +128,12 @@ class IndexWriter:
 
         index = self.site_dir / self.settings.index
         kept = self._kept_outputs(sources)
-        placed = {name: self._target(name) for name in formats if FORMATS[name].layout in
-                  _JOINED and kept.place(name, self._target(name))}
+        placed: dict[str, Path] = {}
+        for name in formats:
+            target = format_target(self.site_dir, name, output=self.settings.index,
+                                   pagefind_output=self.settings.pagefind.folder)
+            if FORMATS[name].layout in _JOINED and kept.place(name, target):
+                placed[name] = target
         try:
             written = write_records(self.site_dir, {name: records_of(name) for name in formats
                                                     if name not in placed},
@@ -153,11 +157,6 @@ class IndexWriter:
         key = index_key(f"{self.settings.duplicates}\n{cache.settings}",
                         [self.index.pages[source].key for source in sources])
         return KeptOutputs(cache.folder, key)
-
-    def _target(self, name: str) -> Path:
-        """The file of format `name` in the site folder (as `write_records` writes it)."""
-        return self.site_dir / (self.settings.index if name == "native"
-                                else FORMATS[name].target)
 
     def _embed(self, sqlite: Path) -> None:
         """Store the vectors of the chunks in the SQLite file `sqlite` by the build's model,
