@@ -21,6 +21,21 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 
 
+def child_pids(pid: int) -> set[int]:
+    """The processes `pid` started that have not been reaped, read from `/proc` (a thread that
+    ends while its children are read has none; the test is skipped without `/proc`)."""
+    tasks = Path(f"/proc/{pid}/task")
+    if not tasks.is_dir():
+        pytest.skip("needs /proc")
+    children: set[int] = set()
+    for task in list(tasks.iterdir()):
+        try:
+            children.update(int(child) for child in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return children
+
+
 def build_mkdocs(config_file: Path, **overrides: Any) -> Path:
     """Run a real `mkdocs build` of `config_file`; return the site folder."""
     config = load_config(config_file=str(config_file), **overrides)

@@ -27,7 +27,7 @@ from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.worker_process import failure
 from mdchunk.session.workers import WorkerEndedError, _raised
 from mdchunk.settings import BuildSettings
-from tests.conftest import build_mkdocs
+from tests.conftest import build_mkdocs, child_pids
 
 PAGES = {"index.md": "# Home\n\nWelcome to the site.\n\n## Start\n\nHow to start.\n",
          "guide.md": "# Guide\n\nThe guide's text.\n\n## Steps\n\nOne, two, three.\n",
@@ -49,13 +49,14 @@ def _project(tmp_path: Path, **plugin: object) -> Path:
 
 def _workers() -> list[int]:
     """The worker processes this process started and that run."""
-    tasks = Path(f"/proc/{os.getpid()}/task")
-    if not tasks.is_dir():
-        pytest.skip("needs /proc")
-    children = [int(pid) for task in tasks.iterdir()
-                for pid in (task / "children").read_text().split()]
-    return [pid for pid in children
-            if b"mdchunk.session.worker_process" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    return [pid for pid in sorted(child_pids(os.getpid())) if _is_worker(pid)]
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        return b"mdchunk.session.worker_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False  # (reaped meanwhile)
 
 
 def _records(site: Path) -> list[dict[str, object]]:
@@ -71,11 +72,15 @@ MARKER = Path({marker!r})
 
 
 def workers():
-    tasks = Path(f"/proc/{{os.getpid()}}/task")
-    children = [int(pid) for task in tasks.iterdir()
-                for pid in (task / "children").read_text().split()]
-    return [pid for pid in children
-            if b"mdchunk.session.worker_process" in Path(f"/proc/{{pid}}/cmdline").read_bytes()]
+    found = []
+    for task in list(Path(f"/proc/{{os.getpid()}}/task").iterdir()):
+        try:  # (a thread that ends meanwhile has no children)
+            children = [int(pid) for pid in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        found.extend(pid for pid in children if b"mdchunk.session.worker_process"
+                     in Path(f"/proc/{{pid}}/cmdline").read_bytes())
+    return found
 
 
 @event_priority(-200)  # after mdchunk has sent the page to its worker

@@ -18,16 +18,14 @@ from mdchunk.session.builder import IndexBuilder
 from mdchunk.session.page_job import JobSettings
 from mdchunk.session.workers import WorkerPool
 from mdchunk.settings import BuildSettings, LlmsOptions, OutputSettings
+from tests.conftest import child_pids
 
 PROCESSED_AT = "2024-01-01T00:00:00Z"
 
 
 def _children() -> set[int]:
     """The processes this one started that have not been reaped (its workers)."""
-    tasks = Path(f"/proc/{os.getpid()}/task")
-    if not tasks.is_dir():
-        pytest.skip("needs /proc")
-    return {int(pid) for task in tasks.iterdir() for pid in (task / "children").read_text().split()}
+    return child_pids(os.getpid())
 
 
 def _pages(count: int, words: int = 200) -> list[PageInput]:
