@@ -21,7 +21,6 @@ from mdchunk.outputs.page_output import page_output
 from mdchunk.outputs.pages import PageOutput
 from mdchunk.session.cache import PageCache, PagePointer
 from mdchunk.session.duplicate_search import MARKS_FILE
-from mdchunk.session.kept_outputs import MANIFEST as KEPT_MANIFEST
 from mdchunk.settings import OutputSettings
 from tests.conftest import SiteBuilder
 from tests.invariants import Index
@@ -72,7 +71,7 @@ def _entries(root: Path) -> dict[str, Path]:
     """The cache's entries by the source path of their page."""
     entries = {}
     for path in sorted((root / ".cache" / "mdchunk").glob("*.json")):
-        if path.name not in ("manifest.json", MARKS_FILE, KEPT_MANIFEST):
+        if path.name not in ("manifest.json", MARKS_FILE):
             header = path.read_bytes().split(b"\n", 1)[0]
             entries[json.loads(header)["page"]["source_path"]] = path
     return entries
@@ -208,7 +207,7 @@ def test_two_site_folders_sharing_the_cache_keep_each_others_entries(tmp_path: P
     (tmp_path / "docs" / "faq.md").write_text(PAGES["faq.md"], encoding="utf-8")
     assert _build(one)[0] == 1  # faq.md differs; the others are the other site's entries
     entries = len([path for path in (tmp_path / ".cache" / "mdchunk").glob("*.json")
-                   if path.name not in (MARKS_FILE, KEPT_MANIFEST)])
+                   if path.name != MARKS_FILE])
     assert entries == 4
     assert _build(one)[0] == 0
     (tmp_path / "docs" / "faq.md").write_text("# FAQ\n\nQuestions.\n", encoding="utf-8")

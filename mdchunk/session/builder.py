@@ -256,6 +256,7 @@ class IndexBuilder:
                         seconds=(waited, duplicates, time.perf_counter() - began - duplicates))
         began = time.perf_counter()
         removed = 0 if build.lacking else self.index.forget_the_rest(order)
+        self._files.save(pruned=removed > 0)
         self.log.debug("page cache %s: %d pages read; %d written, %d unused removed%s in %.3f s",
                        self.cache.folder, build.from_cache, build.written, removed,
                        " (pages missing: none pruned)" if build.lacking else "",
@@ -354,24 +355,29 @@ class IndexBuilder:
 
     def _held(self, key: str) -> tuple[PageOutput, str | None] | None:
         """The page the cache holds for `key` (its counts), with its Markdown where the build
-        writes the page's own files (read with the counts, in one read of its entry)."""
-        if not self._files.wanted:
+        writes the page's own files and none are kept for it (read with the counts, in one
+        read of its entry)."""
+        if not self._files.wanted or self._files.kept(key):
             found = self.cache.summary(key)
             return None if found is None else (found, None)
         return self.cache.summary_and_markdown(key)
 
     def _keep(self, source: str, page: IndexedPage, *, report: bool = True,
               markdown: str | None = None) -> None:
-        """Keep `page` in the index, its own files written (`PageFiles`, from `markdown` when
-        it is at hand) unless they were where it was chunked; report its warnings (every
-        build, so that a strict build sees them every time)."""
+        """Keep `page` in the index, its own files put in the site (`PageFiles`: the kept
+        ones, or written from `markdown` when it is at hand) unless they were where it was
+        chunked, and kept for the next build; report its warnings (every build, so that a
+        strict build sees them every time)."""
         if report:
             for warning in page.output.warnings:
                 self.report(source, warning)
             for note in page.output.notes:
                 self.log.info("%s: %s", source, note)
-        if not page.output.in_site and self._files.wanted:
-            page = self._files.write(source, page, markdown=markdown)
+        if self._files.wanted:
+            if page.output.in_site:
+                self._files.keep(page)
+            else:
+                page = self._files.write(source, page, markdown=markdown)
         self.index.hold(source, page)
 
 

@@ -112,8 +112,18 @@ class PageCache:
 
     def path(self, page_key: str) -> Path:
         """The file of the page whose key is `page_key`."""
+        return self.folder / f"{self.entry_name(page_key)}.json"
+
+    def entry_name(self, page_key: str) -> str:
+        """The name of the entry of `page_key` (what its file is named by): it says what the
+        entry holds, the mdchunk version, the layout, the settings and the page key."""
         name = json.dumps([__version__, _FORMAT, self.settings, page_key])
-        return self.folder / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
+        return hashlib.sha256(name.encode()).hexdigest()
+
+    def holds_entry(self, name: str) -> bool:
+        """Whether the entry named `name` (`entry_name`) is there (one `stat`)."""
+        return _ENTRY.fullmatch(f"{name}.json") is not None and (
+            self.folder / f"{name}.json").is_file()
 
     def summary(self, page_key: str) -> PageOutput | None:
         """The page kept for `page_key` without its content (`PageOutput.without_content`), or

@@ -26,7 +26,7 @@ from typing import Any
 from mdchunk.outputs.duplicates import Duplicate, find_duplicates_in
 from mdchunk.outputs.writers import dumps, loads, write_text
 from mdchunk.session.index_pages import IndexedPage
-from mdchunk.session.kept_outputs import index_key
+from mdchunk.session.kept_files import index_key
 from mdchunk.session.workers import WorkerEndedError, WorkerPool
 
 MARKS_FILE = "duplicate-marks.json"

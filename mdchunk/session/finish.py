@@ -23,7 +23,7 @@ from mdchunk.outputs.marks import marked_records, marks_touch
 from mdchunk.outputs.outline import SiteOutline
 from mdchunk.outputs.pages import PageOutput, counted, index_summary
 from mdchunk.session.index_pages import IndexPages
-from mdchunk.session.kept_outputs import KeptOutputs, index_key
+from mdchunk.session.kept_files import KeptFiles, index_files, index_key
 from mdchunk.settings import BuildSettings
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 _JOINED = ("jsonl", "json")
 """The layouts of the index files joined from the pages' records alone, which the last build's
-files of the same index give as they are (`mdchunk.session.kept_outputs`)."""
+files of the same index give as they are (`mdchunk.session.kept_files`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -150,13 +150,13 @@ class IndexWriter:
         kept.save()
         return {name: placed.get(name) or written[name] for name in formats}
 
-    def _kept_outputs(self, sources: Sequence[str]) -> KeptOutputs:
+    def _kept_outputs(self, sources: Sequence[str]) -> KeptFiles:
         """The index files the last build kept, for an index of these pages in this order with
-        these settings (`mdchunk.session.kept_outputs`)."""
+        these settings (`mdchunk.session.kept_files`)."""
         cache = self.index.cache
         key = index_key(f"{self.settings.duplicates}\n{cache.settings}",
                         [self.index.pages[source].key for source in sources])
-        return KeptOutputs(cache.folder, key)
+        return index_files(cache.folder, key)
 
     def _embed(self, sqlite: Path) -> None:
         """Store the vectors of the chunks in the SQLite file `sqlite` by the build's model,
