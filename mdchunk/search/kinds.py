@@ -38,11 +38,13 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:  # (a build reads page kinds without a database: sqlite3 loads where one is read)
+    import sqlite3
 
 #: The kinds of page, in the order they are documented.
 KINDS: tuple[str, ...] = ("guide", "reference", "changelog", "blog", "index")
@@ -191,6 +193,8 @@ def page_kinds(connection: sqlite3.Connection, chunk_ids: Iterable[str]) -> dict
 
 def stored_patterns(connection: sqlite3.Connection) -> list[tuple[str, str]]:
     """The `page_kinds` pairs an index holds (none where it was built without them)."""
+    import sqlite3
+
     try:
         row = connection.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
     except sqlite3.Error:
