@@ -31,6 +31,10 @@ one), its page key and where its Markdown is written:
 (`key` null: the page's metadata leaves it out of the index.) A pointer of another version,
 settings or site folder is not used, nor one whose source fingerprint differs.
 
+Beside the entries, the folders `outputs/` and `page-files/` keep the last build's index files
+and pages' own files as second names, for a build that would write them again
+(`mdchunk.session.kept_files`).
+
 The cache only saves work: an entry that cannot be read (missing, truncated, corrupt, written by
 another version) is a miss, and a folder that cannot be written turns the cache off with one
 warning.
