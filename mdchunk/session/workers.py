@@ -42,11 +42,12 @@ when the number of workers is left to mdchunk and the engine did not say how muc
 render: starting one (a process that imports mdchunk and loads the tokenizer) costs about that
 much, more than a small site's whole chunking."""
 
-WORKER_FOR_BYTES = 256 * 1024
+WORKER_FOR_BYTES = 16 * 1024
 """Bytes of page sources from which a worker is started at the first page to chunk, when the
-engine said how much it will render (`WorkerStart.expect`): the worker loads while the engine
-renders, and no page is chunked in the engine's process. Below that, chunking every page in the
-engine's process costs less than waiting, at the end, for a worker still loading."""
+engine said how much it will render (`WorkerStart.expect`): the worker loads the chunking code
+and the token counter while the engine renders, and no page is chunked in the engine's process.
+Below that, the few pages cost the engine's process about what waiting, at the end, for a worker
+still loading costs."""
 
 
 class WorkerStart:
