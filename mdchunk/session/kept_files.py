@@ -77,8 +77,8 @@ class KeptFiles:
         return name in self._files()
 
     def place(self, name: str, target: Path) -> bool:
-        """Put the kept file `name` at `target` (atomically: a new name, then a rename over the
-        target) when it is there as it was written; returns whether it did (never an
+        """Put the kept file `name` at `target` (`_link`: readers see the old file or this
+        one) when it is there as it was written; returns whether it did (never an
         exception)."""
         noted = self._files().get(name)
         if noted is None or not self._linkable or noted != _stamp(self.folder / name):
