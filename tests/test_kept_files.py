@@ -198,3 +198,31 @@ def test_a_cache_on_another_file_system_writes_every_file(tmp_path: Path,
     assert {name: (again / name).read_bytes() for name in FILES} == index
     assert all(path.stat().st_nlink == 1 for path in again.rglob("*") if path.is_file())
     assert [path for path in again.rglob(".*") if path.name.endswith(".tmp")] == []
+
+
+@pytest.mark.usefixtures("reproducible")
+@pytest.mark.parametrize("damage", ["manifest", "file", "folder"])
+def test_a_damaged_kept_folder_only_means_files_written_again(tmp_path: Path,
+                                                              damage: str) -> None:
+    """A manifest that is no JSON, a kept file gone, a folder where a kept file was: the build
+    writes what it cannot take, with the bytes of a build without the cache, and keeps every
+    file it can (a name it cannot keep is that file's loss alone)."""
+    _write_pages(tmp_path / "docs")
+    config = _config(tmp_path, "site", formats=FORMATS)
+    first = build_mkdocs(config)
+    files, index = _page_files(first), {name: (first / name).read_bytes() for name in FILES}
+    cache = tmp_path / ".cache" / "mdchunk"
+    for folder in (cache / PAGE_FOLDER, cache / INDEX_FOLDER):
+        kept = sorted(path for path in folder.iterdir() if path.name != "manifest.json")
+        if damage == "manifest":
+            (folder / "manifest.json").write_bytes(b"\x00{not json")
+        elif damage == "file":
+            kept[0].unlink()
+        else:
+            kept[0].unlink()
+            kept[0].mkdir()
+    again = build_mkdocs(config)
+    assert _page_files(again) == files
+    assert {name: (again / name).read_bytes() for name in FILES} == index
+    assert [path for path in again.rglob(".*") if path.name.endswith(".tmp")] == []
+    assert len(_kept_names(cache / PAGE_FOLDER, again)) == len(files) - (damage == "folder")

@@ -22,6 +22,7 @@ links), every build writes its files, as without this.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 from collections.abc import Callable, Iterable
@@ -30,6 +31,10 @@ from typing import Any
 
 from mdchunk._version import __version__
 from mdchunk.outputs.writers import dumps, loads, write_text
+
+_NO_LINKS = frozenset({errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP})
+"""What a failed link says when no link to the cache can be made (another file system, or one
+without links): the build stops trying; any other failure is that one file's."""
 
 INDEX_FOLDER = "outputs"
 """The folder of the kept index files (by format name), in the page cache's folder."""
@@ -83,7 +88,11 @@ class KeptFiles:
         noted = self._files().get(name)
         if noted is None or not self._linkable or noted != _stamp(self.folder / name):
             return False
-        return _link(self.folder / name, target)
+        try:
+            _link(self.folder / name, target)
+        except OSError:
+            return False
+        return True
 
     def keep(self, name: str, written: Path) -> None:
         """Keep the file that this build wrote at `written` as `name`, another name of it in
@@ -92,12 +101,15 @@ class KeptFiles:
         self._changed |= files.pop(name, None) is not None
         if not self._linkable:
             return
-        stamp = _stamp(kept) if _link(written, kept) else None
-        if stamp is None:
-            self._linkable = False
+        try:
+            _link(written, kept)
+        except OSError as error:
+            self._linkable = error.errno not in _NO_LINKS
             return
-        files[name] = stamp
-        self._changed = True
+        stamp = _stamp(kept)
+        if stamp is not None:
+            files[name] = stamp
+            self._changed = True
 
     def forget(self, unused: Callable[[str], bool]) -> None:
         """Remove the kept files whose names `unused` says no build needs any more."""
@@ -136,25 +148,21 @@ class KeptFiles:
             return {}
 
 
-def _link(source: Path, target: Path) -> bool:
+def _link(source: Path, target: Path) -> None:
     """Give the file `source` the name `target` too, atomically (where `target` is there: a
-    new name beside it, then a rename over it); returns whether it did (never an
-    exception)."""
+    new name beside it, then a rename over it). Raises `OSError` where it cannot, leaving
+    nothing of its own behind."""
+    if _new_name(source, target):
+        return
     temporary = target.with_name(f".{target.name}.{os.getpid()}.link.tmp")
     try:
-        if _new_name(source, target):
-            return True
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         os.link(source, temporary)
         os.replace(temporary, target)
-        with contextlib.suppress(FileNotFoundError):  # (a rename onto another name of the
-            os.unlink(temporary)  # same file leaves both names: a build of an unemptied site)
-    except OSError:
-        with contextlib.suppress(OSError):
+    finally:  # (a rename onto another name of the same file leaves both names: a build of an
+        with contextlib.suppress(OSError):  # unemptied site; an error leaves the new name)
             os.unlink(temporary)
-        return False
-    return True
 
 
 def _new_name(source: Path, target: Path) -> bool:
