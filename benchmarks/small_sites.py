@@ -25,12 +25,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.measure import machine, run
-from tests.corpus import NODEJS_API
+from tests.corpus import NODEJS_API, nodejs_site
 
 WAYS: dict[str, dict[str, Any] | None] = {"without mdchunk": None, "inline": {"workers": 0},
                                           "worker": {"workers": 1}}
@@ -39,26 +37,19 @@ WAYS: dict[str, dict[str, Any] | None] = {"without mdchunk": None, "inline": {"w
 def write_site(root: Path, kib: int, plugin: dict[str, Any] | None) -> tuple[int, int]:
     """A site of the smallest Node.js pages up to `kib` KiB in `root`, built with the mdchunk
     options `plugin` (None: without mdchunk); returns its bytes of page sources and pages."""
-    docs = root / "docs"
-    docs.mkdir(parents=True)
-    total, pages = 0, 0
+    chosen: list[Path] = []
+    total = 0
     for source in sorted(NODEJS_API.glob("*.md"), key=lambda path: path.stat().st_size):
         size = source.stat().st_size
         if source.name == "index.md":
             continue
         if total + size > kib * 1024:
             break
-        shutil.copyfile(source, docs / source.name)
-        total, pages = total + size, pages + 1
-    (docs / "index.md").write_text("# Home\n\nThe smallest pages of the Node.js API docs.\n")
-    plugins: list[Any] = ["search"] + ([{"mdchunk": plugin}] if plugin is not None else [])
-    (root / "mkdocs.yml").write_text(yaml.safe_dump({
-        "site_name": "Small", "site_url": "https://small.example/", "plugins": plugins,
-        "markdown_extensions": [{"toc": {"permalink": True}}, "tables", "fenced_code",
-                                "admonition"],
-        "validation": {"links": {"not_found": "ignore", "anchors": "ignore",
-                                 "unrecognized_links": "ignore"}, "omitted_files": "ignore"}}))
-    return total, pages + 1
+        chosen.append(source)
+        total += size
+    nodejs_site(root, sources=chosen,
+                plugins=["search"] + ([{"mdchunk": plugin}] if plugin is not None else []))
+    return total, len(chosen) + 1
 
 
 def first_build(root: Path) -> float:

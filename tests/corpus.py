@@ -7,6 +7,7 @@ Debian's `nodejs-doc` package installs it under /usr/share/doc/nodejs/api; where
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ MATERIAL_EXTENSIONS: list[Any] = [
 
 
 def nodejs_site(target: Path, *, copies: int = 1, theme: str = "mkdocs",
-                plugins: list[Any] | None = None, pages: int | None = None) -> Path | None:
+                plugins: list[Any] | None = None, pages: int | None = None,
+                sources: Sequence[Path] | None = None) -> Path | None:
     """Write an MkDocs project of the Node.js API docs under `target`; return its mkdocs.yml.
 
     Arguments:
@@ -32,8 +34,9 @@ def nodejs_site(target: Path, *, copies: int = 1, theme: str = "mkdocs",
         theme: `mkdocs` (default theme, plain extensions) or `material` (pymdownx extensions).
         plugins: The `plugins` list of mkdocs.yml (default: search and mdchunk).
         pages: Only the first this many pages (a small site), and a home page.
+        sources: Only these pages of the corpus (instead of `pages`), and a home page.
     """
-    sources = sorted(NODEJS_API.glob("*.md"))[:pages]
+    sources = sorted(NODEJS_API.glob("*.md"))[:pages] if sources is None else list(sources)
     if not sources:
         return None
     docs = target / "docs"
