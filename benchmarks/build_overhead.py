@@ -10,8 +10,10 @@ build (mdchunk's page cache emptied before each run) and a rebuild of the unchan
 page found in the cache). Engines: `mkdocs` (default theme, plain extensions), `material`
 (Material with pymdownx extensions), `mkdocs-small` (a first build of the first 18 pages and a
 home page: a small site), `mkdocs-inline` (a first build with `workers: 0`: chunking in the
-build's own process), `mkdocs-index` (a first build that writes the chunk index and the page
-Markdown alone: no llms.txt, llms-full or twins, no duplicate marks), `mkdocs-tiktoken` (a
+build's own process), `mkdocs-one-core` (a first build with the default settings, both
+builds on one core, as on a machine that has one), `mkdocs-index` (a first build that writes
+the chunk index and the page Markdown alone: no llms.txt, llms-full or twins, no duplicate
+marks), `mkdocs-tiktoken` (a
 first build counting with tiktoken where a fast counter is installed:
 `MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial), `sphinx-j2` (MyST, `-j 2`) and
 `sphinx-docs` (Sphinx's own documentation, serial, from the `doc/` folder of a Sphinx source
@@ -60,8 +62,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.measure import TABLE_HEADER, Comparison, compare, machine, run
 from tests.corpus import NODEJS_API, nodejs_site, nodejs_sphinx_project
 
-ENGINES = ("mkdocs", "material", "mkdocs-small", "mkdocs-inline", "mkdocs-index",
-           "mkdocs-tiktoken", "sphinx", "sphinx-j2", "sphinx-docs")
+ENGINES = ("mkdocs", "material", "mkdocs-small", "mkdocs-inline", "mkdocs-one-core",
+           "mkdocs-index", "mkdocs-tiktoken", "sphinx", "sphinx-j2", "sphinx-docs")
 INDEX_ALONE = {"llms_txt": False, "llms_full": False, "llms_directive": False,
                "duplicates": "off"}
 """mdchunk's options for a build that writes the chunk index and the page Markdown alone."""
@@ -157,20 +159,30 @@ def mkdocs_comparisons(folder: Path, theme: str, runs: int, builds: Builds
 
 def first_build_comparison(folder: Path, runs: int, builds: Builds, *,
                            settings: dict[str, Any] | None = None, environment: str = "true",
-                           pages: int | None = None) -> Comparison:
+                           pages: int | None = None, one_core: bool = False) -> Comparison:
     """The build without mdchunk against a first build with mdchunk's `settings`, run after
     the shell command `environment` (which may export variables); `pages`: only the first this
-    many pages of the corpus."""
+    many pages of the corpus; `one_core`: both builds may run on the first core alone, as on a
+    machine of one core (`taskset`)."""
     base = nodejs_site(folder / "without", plugins=["search"], pages=pages)
     with_ = nodejs_site(folder / "with", plugins=["search", {"mdchunk": settings or {}}],
                         pages=pages)
     assert base is not None and with_ is not None
     empty_cache = f"rm -rf {shlex.quote(str(with_.parent / '.cache'))}"
-    return compare(["sh", "-c", f"{environment} && exec {builds.command('without')} "
+    pin = f"{shlex.quote(one_core_runner())} -c 0 " if one_core else ""
+    return compare(["sh", "-c", f"{environment} && exec {pin}{builds.command('without')} "
                                 f"{shlex.quote(str(base))}"],
                    ["sh", "-c", f"{environment} && {empty_cache} && exec "
-                                f"{builds.command('with')} {shlex.quote(str(with_))}"],
+                                f"{pin}{builds.command('with')} {shlex.quote(str(with_))}"],
                    runs=runs)
+
+
+def one_core_runner() -> str:
+    """util-linux's `taskset`, which runs a command on the cores it is given."""
+    found = shutil.which("taskset")
+    if found is None:
+        raise SystemExit("the engine mkdocs-one-core needs taskset (util-linux)")
+    return found
 
 
 def sphinx_comparison(folder: Path, jobs: int, runs: int) -> Comparison:
@@ -280,6 +292,7 @@ def main() -> None:
 
 FIRST_BUILDS: dict[str, tuple[str, dict[str, Any]]] = {
     "mkdocs-inline": ("first build, workers: 0", {"settings": {"workers": 0}}),
+    "mkdocs-one-core": ("first build on one core", {"one_core": True}),
     "mkdocs-index": ("first build, the index alone", {"settings": INDEX_ALONE}),
     "mkdocs-small": ("first build of 19 pages", {"pages": 18}),
     "mkdocs-tiktoken": ("first build, counted by tiktoken",

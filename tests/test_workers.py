@@ -152,6 +152,30 @@ def test_a_site_said_to_be_large_sends_every_page_to_a_worker(
     again.close()
 
 
+def test_on_one_core_every_page_is_chunked_in_the_engine_s_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a machine of one core no worker starts, for a site said to be large nor for one whose
+    chunking takes long: a worker would take turns with the engine on that core."""
+    caplog.set_level(logging.DEBUG, logger="mdchunk")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(session, "available_cores", lambda: 1)
+    monkeypatch.setattr(session, "WORKER_AFTER_SECONDS", 0.0)
+    before = _children()
+    pages = _pages(3)
+    for name, expected in (("unsaid", None), ("large", session.WORKER_FOR_BYTES)):
+        builder = IndexBuilder(BuildSettings(), site_dir=tmp_path / name)
+        if expected is not None:
+            builder.expect(expected)
+        for page in pages:
+            builder.add_page(page, markdown_path=f"{page.url}index.html.md")
+        assert _children() == before, name
+        summary = builder.finish([page.source_path for page in pages])
+        builder.close()
+        assert all(page.chunks >= 2 for page in summary.pages)
+    assert caplog.text.count("3 pages chunked inline") == 2
+
+
 def test_pages_wait_for_room_in_the_queue(tmp_path: Path) -> None:
     """Submitting a page first waits for all but the last `max_in_flight` pages sent: a worker
     slower than the engine never leaves every page's HTML queued in the build's process."""

@@ -77,7 +77,11 @@ class WorkerStart:
     def _pays(self) -> bool:
         """Whether a worker pays for itself: a second core is free, and the engine said it
         renders enough (`expect`) or, where it did not, chunking here has taken longer than
-        starting a worker would."""
+        starting a worker would.
+
+        On one core a worker would only take turns with the engine: the build takes longer,
+        and the two processes together hold more memory than the engine's process chunking
+        alone (though the engine's own process then holds less)."""
         if available_cores() < 2:
             return False
         if self.expected_bytes is not None and self.expected_bytes >= WORKER_FOR_BYTES:
