@@ -13,9 +13,8 @@ home page: a small site), `mkdocs-inline` (a first build with `workers: 0`: chun
 build's own process), `mkdocs-one-core` (a first build with the default settings, both
 builds on one core, as on a machine that has one), `mkdocs-index` (a first build that writes
 the chunk index and the page Markdown alone: no llms.txt, llms-full or twins, no duplicate
-marks), `mkdocs-tiktoken` (a
-first build counting with tiktoken where a fast counter is installed:
-`MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial), `sphinx-j2` (MyST, `-j 2`) and
+marks), `mkdocs-tiktoken` (a first build counting with tiktoken where a fast counter is
+installed: `MDCHUNK_TOKENIZER=tiktoken`), `sphinx` (MyST, serial), `sphinx-j2` (MyST, `-j 2`) and
 `sphinx-docs` (Sphinx's own documentation, serial, from the `doc/` folder of a Sphinx source
 release given by `--sphinx-docs`: `pip download --no-deps --no-binary :all: sphinx` holds one;
 intersphinx is turned off in both builds, which would otherwise reach the network).
