@@ -27,6 +27,21 @@ CONFIGS: dict[str, dict[str, Any]] = {"toc": {"permalink": True},
                                       "pymdownx.arithmatex": {"generic": True}}
 #: pymdownx.highlight as `chunk_page(languages=True)` adds it: code blocks name their language.
 HIGHLIGHT: dict[str, dict[str, Any]] = {"pymdownx.highlight": {"pygments_lang_class": True}}
+#: Source of `child_pids()` for code a test runs inside a build's own process (a MkDocs hook, a
+#: script): the pids of that process's unreaped children, read from `/proc`. A thread that ends
+#: while its children are read has none, rather than failing the build under test.
+CHILD_PIDS_SOURCE = """\
+def child_pids():
+    import os
+    from pathlib import Path
+    found = []
+    for task in list(Path(f"/proc/{os.getpid()}/task").iterdir()):
+        try:
+            found.extend(int(pid) for pid in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
+"""
 
 
 def render(text: str, extensions: Sequence[str] = EXTENSIONS,

@@ -23,6 +23,7 @@ from mdchunk.session.cache import PageCache, PagePointer
 from mdchunk.session.duplicate_search import MARKS_FILE
 from mdchunk.settings import OutputSettings
 from tests.conftest import SiteBuilder
+from tests.helpers import CHILD_PIDS_SOURCE
 from tests.invariants import Index
 
 PAGES = {
@@ -611,11 +612,9 @@ def test_a_fully_cached_build_starts_no_process(tmp_path: Path) -> None:
     (a plain child process) and loads none of them either."""
     config = _project(tmp_path, workers=1)
     (tmp_path / "hook.py").write_text(
-        "import os, sys\nfrom pathlib import Path\nfrom mkdocs.plugins import event_priority\n"
+        "import sys\nfrom mkdocs.plugins import event_priority\n\n" + CHILD_PIDS_SOURCE +
         "\n\n@event_priority(-200)\ndef on_post_build(config):\n"
-        "    tasks = Path(f'/proc/{os.getpid()}/task').iterdir()\n"
-        "    children = [c for t in tasks for c in (t / 'children').read_text().split()]\n"
-        "    print(f'children: {len(children)}')\n"
+        "    print(f'children: {len(child_pids())}')\n"
         "    loaded = [name for name in ('multiprocessing', 'lxml', 'mdchunk.chunking.chunker')\n"
         "              if name in sys.modules]\n"
         "    print(f'loaded: {loaded}')\n")

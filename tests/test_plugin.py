@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import SiteBuilder
+from tests.helpers import CHILD_PIDS_SOURCE
 from tests.invariants import Index, check_index
 
 PAGES = {
@@ -326,15 +327,14 @@ def test_workers_end_with_a_killed_build(tmp_path: Path) -> None:
         {"site_name": "x", "plugins": [{"mdchunk": {"workers": 1}}]}))
     script = tmp_path / "hang.py"
     script.write_text(
-        "import os, sys, time\n"
+        "import sys, time\n"
         "from mkdocs.commands.build import build\n"
         "from mkdocs.config import load_config\n"
         "import mkdocs_mdchunk.plugin as plugin\n"
-        "from pathlib import Path\n"
+        + CHILD_PIDS_SOURCE +
         "def stall(self, **kwargs):\n"
         "    self.builder._collect()\n"
-        "    tasks = Path(f'/proc/{os.getpid()}/task').iterdir()\n"
-        "    print(*[c for t in tasks for c in (t / 'children').read_text().split()], flush=True)\n"
+        "    print(*child_pids(), flush=True)\n"
         "    time.sleep(60)\n"
         "plugin.MdChunkPlugin.on_post_build = stall\n"
         "build(load_config(config_file=sys.argv[1]))\n"

@@ -28,6 +28,7 @@ from mdchunk.session.worker_process import failure
 from mdchunk.session.workers import WorkerEndedError, _raised
 from mdchunk.settings import BuildSettings
 from tests.conftest import build_mkdocs, child_pids
+from tests.helpers import CHILD_PIDS_SOURCE
 
 PAGES = {"index.md": "# Home\n\nWelcome to the site.\n\n## Start\n\nHow to start.\n",
          "guide.md": "# Guide\n\nThe guide's text.\n\n## Steps\n\nOne, two, three.\n",
@@ -72,15 +73,8 @@ MARKER = Path({marker!r})
 
 
 def workers():
-    found = []
-    for task in list(Path(f"/proc/{{os.getpid()}}/task").iterdir()):
-        try:  # (a thread that ends meanwhile has no children)
-            children = [int(pid) for pid in (task / "children").read_text().split()]
-        except OSError:
-            continue
-        found.extend(pid for pid in children if b"mdchunk.session.worker_process"
-                     in Path(f"/proc/{{pid}}/cmdline").read_bytes())
-    return found
+    return [pid for pid in child_pids() if b"mdchunk.session.worker_process"
+            in Path(f"/proc/{{pid}}/cmdline").read_bytes()]
 
 
 @event_priority(-200)  # after mdchunk has sent the page to its worker
@@ -91,8 +85,8 @@ def on_page_content(html, page, config, files):
             MARKER.write_text(str(pid))
     return html
 """
-"""A MkDocs hook that kills the build's worker processes at the first page (once: it leaves
-the marker file, with the pid killed)."""
+"""A MkDocs hook (written after `CHILD_PIDS_SOURCE`) that kills the build's worker processes at
+the first page (once: it leaves the marker file, with the pid killed)."""
 
 
 def test_a_worker_killed_mid_build_stops_it_naming_what_happened(
@@ -103,7 +97,7 @@ def test_a_worker_killed_mid_build_stops_it_naming_what_happened(
     _workers()  # (skips without /proc)
     config = _project(tmp_path, llms_txt=True)
     killed = tmp_path / "killed"
-    (tmp_path / "hook.py").write_text(KILLING_HOOK.format(marker=str(killed)))
+    (tmp_path / "hook.py").write_text(CHILD_PIDS_SOURCE + KILLING_HOOK.format(marker=str(killed)))
     with config.open("a") as handle:
         handle.write("hooks: [hook.py]\n")
     caplog.set_level(logging.ERROR)
