@@ -14,6 +14,8 @@ import yaml
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
+from tests import helpers
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_SITE = REPO / "example-site" / "mkdocs"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -22,18 +24,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 def child_pids(pid: int) -> set[int]:
-    """The processes `pid` started that have not been reaped, read from `/proc` (a thread that
-    ends while its children are read has none; the test is skipped without `/proc`)."""
-    tasks = Path(f"/proc/{pid}/task")
-    if not tasks.is_dir():
+    """The processes `pid` started that have not been reaped (`tests.helpers.child_pids`); the
+    test is skipped without `/proc`."""
+    if not Path(f"/proc/{pid}/task").is_dir():
         pytest.skip("needs /proc")
-    children: set[int] = set()
-    for task in list(tasks.iterdir()):
-        try:
-            children.update(int(child) for child in (task / "children").read_text().split())
-        except OSError:
-            continue
-    return children
+    return set(helpers.child_pids(pid))
 
 
 def build_mkdocs(config_file: Path, **overrides: Any) -> Path:

@@ -7,6 +7,7 @@ Fixtures (sites built for real, reproducible builds) are in tests/conftest.py.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import socket
@@ -27,21 +28,27 @@ CONFIGS: dict[str, dict[str, Any]] = {"toc": {"permalink": True},
                                       "pymdownx.arithmatex": {"generic": True}}
 #: pymdownx.highlight as `chunk_page(languages=True)` adds it: code blocks name their language.
 HIGHLIGHT: dict[str, dict[str, Any]] = {"pymdownx.highlight": {"pygments_lang_class": True}}
-#: Source of `child_pids()` for code a test runs inside a build's own process (a MkDocs hook, a
-#: script): the pids of that process's unreaped children, read from `/proc`. A thread that ends
-#: while its children are read has none, rather than failing the build under test.
-CHILD_PIDS_SOURCE = """\
-def child_pids():
+
+
+def child_pids(pid: int | None = None) -> list[int]:
+    """The pids of the unreaped children of process `pid` (this one by default), read from
+    `/proc`. A thread that ends while its children are read has none, rather than failing the
+    code under test. Imports nothing from outside, for `CHILD_PIDS_SOURCE`."""
     import os
     from pathlib import Path
-    found = []
-    for task in list(Path(f"/proc/{os.getpid()}/task").iterdir()):
+
+    found: list[int] = []
+    for task in list(Path(f"/proc/{pid or os.getpid()}/task").iterdir()):
         try:
-            found.extend(int(pid) for pid in (task / "children").read_text().split())
+            found.extend(int(child) for child in (task / "children").read_text().split())
         except OSError:
             continue
     return found
-"""
+
+
+#: `child_pids` as source, for code a test runs inside a build's own process (a MkDocs hook, a
+#: script), where the tests cannot be imported.
+CHILD_PIDS_SOURCE = inspect.getsource(child_pids)
 
 
 def render(text: str, extensions: Sequence[str] = EXTENSIONS,
